@@ -1,0 +1,18 @@
+#pragma once
+// fp32 CPU backend over OpenBLAS sgemm. Weights stored as BF16/F16 are converted to fp32 once
+// when they fit the budget, otherwise one layer at a time (so LLaDA-8B runs, slowly, in 24 GB).
+#include <cstddef>
+#include <memory>
+
+#include "compute/backend.h"
+
+namespace dlm {
+
+struct CpuBackendOptions {
+    std::size_t weight_cache_bytes = std::size_t(8) << 30;  // fp32 weights kept resident up to this
+    int threads = 0;                                         // 0 = all cores
+};
+
+std::unique_ptr<Backend> make_cpu_backend(const ModelWeights& weights, CpuBackendOptions options = {});
+
+}  // namespace dlm

@@ -1,0 +1,21 @@
+#pragma once
+// A checkpoint folder as published: config.json + safetensors (+ index) + tokenizer.
+#include <filesystem>
+#include <memory>
+
+#include "model/model_weights.h"
+#include "text/tokenizer.h"
+
+namespace dlm {
+
+struct Checkpoint {
+    std::filesystem::path dir;
+    ModelWeights weights;
+    std::shared_ptr<Tokenizer> tokenizer;
+    const ModelConfig& config() const { return weights.config; }
+};
+
+// Throws dlm::Error with a message naming the folder and what is wrong.
+Checkpoint load_checkpoint(const std::filesystem::path& dir);
+
+}  // namespace dlm

@@ -1,0 +1,97 @@
+#pragma once
+// The step trace: the contract between engine, CLI, UI and tests (design.md §4, §5).
+// Self-contained values: a StepTrace can be queued to another thread and outlive the session.
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlm {
+
+// A position's state after the step (design.md §4).
+enum class PosState : uint8_t { Prompt, Masked, Active, Locked, Frozen, Seed };
+// At most one event per position per step.
+enum class PosEvent : uint8_t { None, Unmask, Remask, Replace, FlipFlop, Lock, Unlock, Keep };
+
+std::string_view pos_state_name(PosState s);  // "prompt", "masked", ...
+std::string_view pos_event_name(PosEvent e);  // "none", "unmask", ..., "flipflop", ...
+PosState parse_pos_state(std::string_view s);  // throws dlm::Error on an unknown name
+PosEvent parse_pos_event(std::string_view s);
+
+struct Candidate {
+    int32_t id = -1;
+    float p = 0.f;
+    std::string text;
+};
+
+// One generated position in one step. Statistics are NaN where the position's row was not
+// computed this step (locked, frozen, or no head row).
+struct PositionTrace {
+    int32_t pos = 0;  // index into the generated region (0 = first generated position)
+    PosState state = PosState::Masked;
+    PosEvent event = PosEvent::None;
+    int32_t token = -1;  // current token id (the mask id while masked)
+    std::string text;    // display text of `token`
+    float confidence = std::numeric_limits<float>::quiet_NaN();  // max p of the raw posterior
+    float entropy = std::numeric_limits<float>::quiet_NaN();
+    float kl = std::numeric_limits<float>::quiet_NaN();  // KL(p_t || p_{t-1}), raw posterior
+    std::vector<Candidate> top;
+};
+
+struct StepTrace {
+    int step = 0;   // 0-based
+    int block = 0;  // semi-autoregressive block index
+    std::string strategy;
+    double wall_ms = 0.0;          // this step, forward + sampling + bookkeeping
+    int rows_computed = 0;         // M_t, summed over the batch
+    int rows_total = 0;            // N, summed over the batch
+    double paper_flops = 0.0;      // design.md §6 at M_t
+    double paper_flops_dense = 0.0;  // the same step with M = N
+    double lm_head_flops = 0.0;
+    double guider_flops = 0.0;
+    int newly_unmasked = 0;
+    std::map<std::string, double> counters;  // strategy counters, e.g. "remasks", "locks"
+    std::vector<PositionTrace> positions;    // every generated position
+};
+
+// The trace file's first line: everything needed to replay or compare a run.
+struct TraceHeader {
+    std::string format = "dlmscope-trace";
+    int version = 1;
+    std::string engine_version;
+    std::string model;   // checkpoint folder name
+    std::string family;  // "llada", "dream", "qwen2"
+    int d_model = 0, n_layers = 0, n_heads = 0, n_kv_heads = 0, d_ff = 0, vocab_size = 0;
+    std::string tokenizer;  // "sentencepiece" / "hf-bpe"
+    std::string backend;
+    std::string prompt;                      // the user's text
+    std::vector<int32_t> prompt_ids;         // the canvas prefix after the chat template
+    std::vector<std::string> prompt_pieces;  // display text per prompt id
+    int mask_id = -1;
+    int gen_length = 0;
+    int block_length = 0;
+    int steps = 0;
+    uint64_t seed = 0;
+    std::string strategy;
+    std::map<std::string, std::string> settings;  // every setting, as key=value text
+};
+
+struct TraceSummary {
+    std::string text;  // the decoded answer
+    int steps = 0;
+    double wall_s = 0.0;
+    double paper_flops = 0.0;
+    double paper_flops_dense = 0.0;
+    double lm_head_flops = 0.0;
+    double guider_flops = 0.0;
+    long long rows_computed = 0;
+    long long rows_total = 0;
+    int tokens_unmasked = 0;
+    std::map<std::string, double> counters;
+    double flops_ratio() const { return paper_flops_dense > 0 ? paper_flops / paper_flops_dense : 0.0; }
+    double e2e_tps() const { return wall_s > 0 ? tokens_unmasked / wall_s : 0.0; }
+};
+
+}  // namespace dlm

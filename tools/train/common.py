@@ -1,0 +1,139 @@
+"""Shared bits: token ids, chat template encoding, model configs, safetensors I/O."""
+import json
+import os
+import struct
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+WORK = os.path.join(ROOT, "build-train")
+TOK_MODEL = os.path.join(WORK, "tok.model")
+
+# Special ids (fixed by the spm_train flags in tokenizer.py; checked at load time)
+UNK, BOS, EOS, MASK, EOT, USER, ASSISTANT = 0, 1, 2, 3, 4, 5, 6
+PAD = EOS
+SPECIAL = {"<unk>": UNK, "<s>": BOS, "<|endoftext|>": EOS, "<|mask|>": MASK, "<|eot|>": EOT,
+           "<|user|>": USER, "<|assistant|>": ASSISTANT}
+EMBED_ROWS = 2560  # tokenizer has fewer pieces; rows beyond it are never produced
+
+_sp = None
+
+
+def sp(path=None):
+    global _sp
+    if _sp is None:
+        import sentencepiece as spm
+        _sp = spm.SentencePieceProcessor(model_file=path or TOK_MODEL)
+        for s, i in SPECIAL.items():
+            assert _sp.piece_to_id(s) == i, (s, i, _sp.piece_to_id(s))
+        nl = _sp.encode("\n")
+        assert len(nl) == 1, nl
+    return _sp
+
+
+def nl_id():
+    return sp().encode("\n")[0]
+
+
+def encode_prompt(prompt):
+    """<s><|user|>\\n{prompt}<|eot|><|assistant|>\\n   (text pieces via spm, specials by id).
+    The text segments are "\\n"+prompt and "\\n" (after <|assistant|>); spm is run on each
+    segment as one string (add_dummy_prefix is off, so Encode("\\n"+x) == [<0x0A>] + Encode(x))."""
+    return [BOS, USER] + sp().encode("\n" + prompt) + [EOT, ASSISTANT] + sp().encode("\n")
+
+
+def encode_response(resp):
+    """response tokens followed by <|eot|>; the caller pads with <|endoftext|>."""
+    return sp().encode(resp) + [EOT]
+
+
+def decode(ids):
+    return sp().decode([i for i in ids if i > ASSISTANT])
+
+
+# ------------------------------------------------------------ configs
+def mdlm_config(size="base"):
+    d, L, H, ff = {"base": (384, 6, 6, 1024), "small": (320, 6, 5, 864), "tiny": (128, 2, 2, 256)}[size]
+    return {
+        "architectures": ["LLaDAModelLM"], "model_type": "llada",
+        "d_model": d, "n_layers": L, "n_heads": H, "n_kv_heads": H,
+        "mlp_hidden_size": ff, "mlp_ratio": 4,
+        "vocab_size": EMBED_ROWS, "embedding_size": EMBED_ROWS,
+        "max_sequence_length": 1024,
+        "rope": True, "rope_theta": 10000.0, "rope_full_precision": True,
+        "layer_norm_type": "rms", "rms_norm_eps": 1e-5, "layer_norm_with_affine": True,
+        "bias_for_layer_norm": False, "attention_layer_norm": False,
+        "include_bias": False, "include_qkv_bias": False, "weight_tying": False,
+        "block_type": "llama", "activation_type": "silu", "alibi": False,
+        "input_emb_norm": False, "scale_logits": False, "flash_attention": False,
+        "multi_query_attention": None,
+        "attention_dropout": 0.0, "residual_dropout": 0.0, "embedding_dropout": 0.0,
+        "init_device": "cpu", "precision": "amp_bf16", "torch_dtype": "bfloat16",
+        "mask_token_id": MASK, "eos_token_id": EOS, "pad_token_id": PAD, "bos_token_id": BOS,
+        "eot_token_id": EOT, "user_token_id": USER, "assistant_token_id": ASSISTANT,
+        "unk_token_id": UNK,
+        "chat_template_kind": "dlmscope-tiny",
+    }
+
+
+def ar_config(size="base"):
+    d, L, H, KV, ff = {"base": (256, 6, 4, 2, 768), "tiny": (128, 2, 2, 1, 256)}[size]
+    return {
+        "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
+        "hidden_size": d, "intermediate_size": ff, "num_hidden_layers": L,
+        "num_attention_heads": H, "num_key_value_heads": KV, "vocab_size": EMBED_ROWS,
+        "max_position_embeddings": 1024, "max_window_layers": L, "rms_norm_eps": 1e-6,
+        "rope_theta": 10000.0, "rope_scaling": None, "tie_word_embeddings": True,
+        "use_sliding_window": False, "sliding_window": None, "attention_dropout": 0.0,
+        "hidden_act": "silu", "initializer_range": 0.02, "use_cache": True,
+        "torch_dtype": "bfloat16",
+        "bos_token_id": BOS, "eos_token_id": EOS, "pad_token_id": PAD, "eot_token_id": EOT,
+        "user_token_id": USER, "assistant_token_id": ASSISTANT, "mask_token_id": MASK,
+        "unk_token_id": UNK, "chat_template_kind": "dlmscope-tiny",
+    }
+
+
+# ------------------------------------------------------------ safetensors
+_DT = {torch.bfloat16: "BF16", torch.float16: "F16", torch.float32: "F32"}
+_DT_INV = {v: k for k, v in _DT.items()}
+
+
+def save_safetensors(path, tensors, metadata=None):
+    """tensors: ordered dict name -> tensor. Written by hand (no safetensors module)."""
+    header, blobs, off = {}, [], 0
+    if metadata:
+        header["__metadata__"] = {k: str(v) for k, v in metadata.items()}
+    for name, t in tensors.items():
+        t = t.detach().contiguous().cpu()
+        # raw little-endian bytes via a uint8 view (works for bf16, which numpy lacks)
+        b = t.view(-1).view(torch.uint8).numpy().tobytes() if t.numel() else b""
+        header[name] = {"dtype": _DT[t.dtype], "shape": list(t.shape), "data_offsets": [off, off + len(b)]}
+        blobs.append(b)
+        off += len(b)
+    hj = json.dumps(header, separators=(",", ":")).encode()
+    hj += b" " * ((8 - len(hj) % 8) % 8)
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<Q", len(hj)))
+        f.write(hj)
+        for b in blobs:
+            f.write(b)
+    os.replace(tmp, path)
+
+
+def load_safetensors(path):
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    out = {}
+    for name, h in header.items():
+        if name == "__metadata__":
+            continue
+        a, b = h["data_offsets"]
+        dt = _DT_INV[h["dtype"]]
+        buf = bytearray(data[a:b])
+        t = torch.frombuffer(buf, dtype=torch.uint8) if len(buf) else torch.empty(0, dtype=torch.uint8)
+        out[name] = t.view(dt).reshape(h["shape"]).clone()
+    return out

@@ -1,0 +1,481 @@
+#!/usr/bin/env python3
+"""Deterministic, seeded generator of chat-formatted training examples for the
+dlmscope tiny models.
+
+Every example is a dict {"family", "prompt", "response", "answer", "tpl"}.
+Every response ends with a final line "#### <answer>" (GSM8K style).
+
+Splits
+------
+* train / val / test are separated by a hash of the example's *content key*
+  (the numbers / word list that define the problem, independent of the wording),
+  so a test problem never appears in training under any template.
+* "heldout" uses prompt templates that are never used for train/val/test
+  (the last template(s) of every family's list), over test-bucket content keys.
+
+Families: addition (2-3 digit, the goal family), addition4, subtraction,
+word_problem, sorting, counting, story (free text; not scored).
+
+Usage:
+  corpus.py --write-eval resources/eval      # test.jsonl + heldout.jsonl
+  corpus.py --write-spm out.txt --n 40000      # text for spm_train
+"""
+import argparse
+import hashlib
+import json
+import os
+import random
+
+# ---------------------------------------------------------------- vocab lists
+NAMES = ["Tom", "Mia", "Sam", "Lily", "Ben", "Anna", "Leo", "Emma", "Noah", "Zoe",
+         "Jack", "Lucy", "Omar", "Nina", "Ravi", "Sara", "Ivan", "Maya", "Eli", "Rosa",
+         "Kai", "Ella", "Finn", "Ada", "Hugo", "Iris", "Max", "Vera", "Theo", "Luna",
+         "Jon", "Kim", "Paul", "Tara", "Dan", "Amy", "Raj", "Lea", "Ali", "Eva"]
+PRONOUN = {}
+for i, n in enumerate(NAMES):
+    PRONOUN[n] = "He" if n in ("Tom", "Sam", "Ben", "Leo", "Noah", "Jack", "Omar", "Ravi",
+                                "Ivan", "Eli", "Kai", "Finn", "Hugo", "Max", "Theo", "Jon",
+                                "Paul", "Dan", "Raj", "Ali") else "She"
+STORES = ["bookstore", "market", "bakery", "toy shop", "farm stand", "school shop",
+          "hardware store", "flower shop", "grocery store", "corner shop", "fair", "mall"]
+ITEMS = [  # (singular, plural, price range)
+    ("book", "books", (5, 30)), ("pen", "pens", (1, 5)), ("notebook", "notebooks", (2, 9)),
+    ("apple", "apples", (1, 3)), ("cake", "cakes", (8, 25)), ("toy car", "toy cars", (3, 15)),
+    ("ball", "balls", (2, 12)), ("shirt", "shirts", (10, 40)), ("hat", "hats", (6, 20)),
+    ("lamp", "lamps", (15, 45)), ("plant", "plants", (4, 18)), ("mug", "mugs", (3, 11)),
+    ("candle", "candles", (2, 9)), ("puzzle", "puzzles", (7, 24)), ("kite", "kites", (5, 16)),
+    ("pie", "pies", (6, 14)), ("bag of rice", "bags of rice", (3, 12)), ("map", "maps", (2, 8)),
+    ("ticket", "tickets", (5, 50)), ("comic", "comics", (2, 7)), ("basket", "baskets", (6, 22)),
+    ("sandwich", "sandwiches", (4, 9)), ("rose", "roses", (1, 6)), ("battery", "batteries", (1, 4)),
+    ("hammer", "hammers", (9, 30)), ("bottle of juice", "bottles of juice", (2, 5)),
+    ("game", "games", (12, 60)), ("scarf", "scarves", (8, 26)), ("cookie", "cookies", (1, 3)),
+    ("brush", "brushes", (2, 10)),
+]
+PLACES = ["park", "forest", "village", "beach", "castle", "garden", "library", "river",
+          "mountain", "city", "school", "farm", "harbor", "desert", "island", "museum"]
+ANIMALS = ["dog", "cat", "fox", "owl", "rabbit", "horse", "bird", "turtle", "bear", "duck",
+           "goat", "frog", "mouse", "lion", "whale", "bee"]
+OBJECTS = ["kite", "map", "key", "lantern", "book", "ball", "shell", "coin", "box", "ring",
+           "letter", "hat", "drum", "boat", "clock", "flower"]
+ADJS = ["small", "old", "shiny", "red", "quiet", "happy", "brave", "tiny", "lost", "golden",
+        "green", "strange", "bright", "sleepy", "clever", "kind"]
+WEATHER = ["sunny", "rainy", "windy", "cold", "warm", "cloudy", "snowy", "foggy"]
+TIMES = ["One morning", "One day", "Last summer", "On a " + "sunny afternoon", "Early one evening",
+         "Once upon a time", "On Saturday", "Long ago", "One night", "Yesterday"]
+WORDS = ["the", "a", "cat", "dog", "sat", "on", "mat", "big", "red", "ball", "we", "ran",
+         "to", "park", "and", "played", "sun", "is", "hot", "today", "my", "friend", "likes",
+         "green", "apples", "she", "reads", "books", "every", "night", "birds", "sing", "in",
+         "trees", "he", "drew", "picture", "of", "blue", "sea", "they", "walked", "home",
+         "slowly", "rain", "fell", "all", "day", "fish", "swim", "fast", "river", "cold",
+         "milk", "tastes", "good", "kids", "jump", "high", "old", "man", "sold", "bread",
+         "small", "boat", "sails", "far", "away", "stars", "shine", "bright", "at", "moon",
+         "rises", "late", "our", "garden", "has", "roses", "lamp", "was", "broken", "bell",
+         "rang", "twice", "cook", "made", "soup", "window", "open", "wind", "blew", "hard"]
+
+# ---------------------------------------------------------------- helpers
+def h32(s):
+    return int(hashlib.sha256(s.encode()).hexdigest()[:8], 16)
+
+
+def bucket_of(family, key):
+    """Content-key bucket: 0-4 test, 5-7 val, 8-99 train."""
+    b = h32(family + "|" + key) % 100
+    if b < 5:
+        return "test"
+    if b < 8:
+        return "val"
+    return "train"
+
+
+def fmt_list(xs):
+    return ", ".join(str(x) for x in xs)
+
+
+def and_list(xs):
+    xs = [str(x) for x in xs]
+    if len(xs) == 1:
+        return xs[0]
+    return ", ".join(xs[:-1]) + " and " + xs[-1]
+
+
+# ---------------------------------------------------------------- families
+# Each family: (keygen(rng) -> (key, params), templates (list of fn params->prompt),
+#               n_heldout templates at the end, render(params, rng) -> (response, answer))
+
+def column_add(a, b):
+    da, db = str(a)[::-1], str(b)[::-1]
+    n = max(len(da), len(db))
+    names = ["Ones", "Tens", "Hundreds", "Thousands"]
+    carry, parts = 0, []
+    for i in range(n):
+        x = int(da[i]) if i < len(da) else 0
+        y = int(db[i]) if i < len(db) else 0
+        s = x + y + carry
+        terms = f"{x} + {y}" + (f" + {carry}" if carry else "")
+        nc = s // 10
+        if nc:
+            parts.append(f"{names[i]}: {terms} = {s}, write {s % 10} carry 1.")
+        else:
+            parts.append(f"{names[i]}: {terms} = {s}, write {s}.")
+        carry = nc
+    if carry:
+        parts.append("Then write the final carry 1.")
+    return " ".join(parts)
+
+
+def column_sub(a, b):
+    da, db = str(a)[::-1], str(b)[::-1]
+    names = ["Ones", "Tens", "Hundreds", "Thousands"]
+    borrow, parts = 0, []
+    for i in range(len(da)):
+        x = int(da[i]) - borrow
+        y = int(db[i]) if i < len(db) else 0
+        if x < y:
+            parts.append(f"{names[i]}: {x + 10} - {y} = {x + 10 - y}, borrow 1.")
+            borrow = 1
+        else:
+            parts.append(f"{names[i]}: {x} - {y} = {x - y}.")
+            borrow = 0
+    return " ".join(parts)
+
+
+ADD_TPL = [
+    lambda p: f"What is {p['a']} + {p['b']}?",
+    lambda p: f"Compute {p['a']} + {p['b']}.",
+    lambda p: f"Add {p['a']} and {p['b']}.",
+    lambda p: f"What is the sum of {p['a']} and {p['b']}?",
+    lambda p: f"Calculate {p['a']} plus {p['b']}.",
+    lambda p: f"{p['a']} + {p['b']} = ?",
+    lambda p: f"Please find {p['a']} + {p['b']}.",
+    lambda p: f"How much is {p['a']} plus {p['b']}?",
+    # held-out
+    lambda p: f"If you add {p['b']} to {p['a']}, what number do you get?",
+    lambda p: f"Work out the total of {p['a']} and {p['b']}.",
+]
+SUB_TPL = [
+    lambda p: f"What is {p['a']} - {p['b']}?",
+    lambda p: f"Compute {p['a']} - {p['b']}.",
+    lambda p: f"Subtract {p['b']} from {p['a']}.",
+    lambda p: f"What is {p['a']} minus {p['b']}?",
+    lambda p: f"Calculate the difference {p['a']} - {p['b']}.",
+    lambda p: f"{p['a']} - {p['b']} = ?",
+    # held-out
+    lambda p: f"Take {p['b']} away from {p['a']}. What is left?",
+    lambda p: f"How much bigger is {p['a']} than {p['b']}?",
+]
+
+
+def add_render(p, rng, op="+"):
+    a, b = p["a"], p["b"]
+    c = a + b if op == "+" else a - b
+    if p["style"] == 0:
+        resp = f"{a} {op} {b} = {c}"
+    elif p["style"] == 1:
+        col = column_add(a, b) if op == "+" else column_sub(a, b)
+        resp = f"Work column by column. {col}\nSo {a} {op} {b} = {c}."
+    else:
+        resp = f"The answer is {a} {op} {b} = {c}."
+    return resp + f"\n#### {c}", str(c)
+
+
+def rand_ndigit(rng, lo_d, hi_d):
+    d = rng.randint(lo_d, hi_d)
+    return rng.randint(10 ** (d - 1), 10 ** d - 1)
+
+
+def add_key(rng):
+    a, b = rand_ndigit(rng, 2, 3), rand_ndigit(rng, 2, 3)
+    return f"{a}+{b}", {"a": a, "b": b, "style": rng.choice([0, 0, 1, 2])}
+
+
+def add4_key(rng):
+    a = rand_ndigit(rng, 4, 4)
+    b = rand_ndigit(rng, 2, 4)
+    if rng.random() < 0.5:
+        a, b = b, a
+    return f"{a}+{b}", {"a": a, "b": b, "style": rng.choice([0, 0, 1, 2])}
+
+
+def sub_key(rng):
+    a, b = rand_ndigit(rng, 2, 4), rand_ndigit(rng, 2, 4)
+    if a < b:
+        a, b = b, a
+    return f"{a}-{b}", {"a": a, "b": b, "style": rng.choice([0, 0, 1, 2])}
+
+
+# word problems
+WP_TPL = [
+    lambda p: f"{p['name']} went to the {p['store']}. {p['pr']} bought {p['items_q']}. How much did {p['pl']} spend in total?",
+    lambda p: f"At the {p['store']}, {p['name']} bought {p['items_q']}. How much money did {p['pl']} spend?",
+    lambda p: f"{p['name']} buys {p['items_q']} at the {p['store']}. What is the total cost?",
+    lambda p: f"{p['name']} is shopping at the {p['store']} and gets {p['items_q']}. How many dollars does {p['pl']} pay altogether?",
+    lambda p: f"How much does {p['name']} pay for {p['items_q']}?",
+    # held-out
+    lambda p: f"{p['name']} spent a day at the {p['store']} and came home with {p['items_q']}. What was the total bill in dollars?",
+    lambda p: f"Find the total price: {p['name']} purchased {p['items_q']}.",
+]
+
+
+def wp_key(rng):
+    k = rng.choice([1, 2, 2, 3, 3, 4])
+    its = rng.sample(range(len(ITEMS)), k)
+    rows = []
+    for i in its:
+        sing, plur, (lo, hi) = ITEMS[i]
+        q = rng.randint(1, 9)
+        pr = rng.randint(lo, hi)
+        rows.append((sing, plur, q, pr))
+    name = rng.choice(NAMES)
+    store = rng.choice(STORES)
+    key = ";".join(f"{r[0]}:{r[2]}x{r[3]}" for r in rows)
+    return key, {"rows": rows, "name": name, "store": store}
+
+
+def wp_prep(p):
+    phr = []
+    for sing, plur, q, pr in p["rows"]:
+        w = sing if q == 1 else plur
+        phr.append(f"{q} {w} at ${pr} each")
+    p = dict(p)
+    p["items_q"] = and_list(phr)
+    p["pr"] = PRONOUN[p["name"]]
+    p["pl"] = p["pr"].lower()
+    return p
+
+
+def wp_render(p, rng):
+    pr = PRONOUN[p["name"]]
+    lines, totals = [], []
+    for sing, plur, q, price in p["rows"]:
+        w = sing if q == 1 else plur
+        t = q * price
+        totals.append(t)
+        lines.append(f"{pr} bought {q} {w} at ${price} each, so {pr.lower()} spent {q} * ${price} = ${t}.")
+    tot = sum(totals)
+    if len(totals) == 1:
+        lines.append(f"The total cost is ${tot}.")
+    else:
+        lines.append("The total cost is " + " + ".join(f"${t}" for t in totals) + f" = ${tot}.")
+    return "\n".join(lines) + f"\n#### {tot}", str(tot)
+
+
+# sorting
+SORT_TPL = [
+    lambda p: f"Sort these numbers in {p['ord']} order: {fmt_list(p['xs'])}.",
+    lambda p: f"Put the numbers {fmt_list(p['xs'])} in {p['ord']} order.",
+    lambda p: f"Arrange in {p['ord']} order: {fmt_list(p['xs'])}",
+    lambda p: f"Order the list {fmt_list(p['xs'])} from {'smallest to largest' if p['ord'] == 'ascending' else 'largest to smallest'}.",
+    lambda p: f"Please sort {fmt_list(p['xs'])} in {p['ord']} order.",
+    # held-out
+    lambda p: f"Here is a list: {fmt_list(p['xs'])}. Rewrite it sorted in {p['ord']} order.",
+    lambda p: f"Can you list {fmt_list(p['xs'])} in {p['ord']} order?",
+]
+
+
+def sort_key(rng):
+    n = rng.randint(3, 8)
+    hi = rng.choice([9, 99, 99, 999])
+    xs = [rng.randint(0, hi) for _ in range(n)]
+    order = rng.choice(["ascending", "descending"])
+    return f"{order}:{fmt_list(xs)}", {"xs": xs, "ord": order}
+
+
+def sort_render(p, rng):
+    ys = sorted(p["xs"], reverse=(p["ord"] == "descending"))
+    ans = fmt_list(ys)
+    return f"In {p['ord']} order the numbers are {ans}.\n#### {ans}", ans
+
+
+# counting
+CNT_TPL_W = [
+    lambda p: f"How many words are in the sentence \"{p['sent']}\"?",
+    lambda p: f"Count the words in: \"{p['sent']}\"",
+    lambda p: f"Count the number of words in \"{p['sent']}\".",
+    # held-out
+    lambda p: f"Tell me the word count of \"{p['sent']}\".",
+]
+CNT_TPL_L = [
+    lambda p: f"How many times does the letter \"{p['ch']}\" appear in \"{p['sent']}\"?",
+    lambda p: f"Count the letter \"{p['ch']}\" in: \"{p['sent']}\"",
+    lambda p: f"In the text \"{p['sent']}\", how many \"{p['ch']}\" letters are there?",
+    # held-out
+    lambda p: f"Find how often \"{p['ch']}\" occurs in \"{p['sent']}\".",
+]
+CNT_TPL = [  # dispatch on mode; template index selects within mode (same count both)
+    lambda p: (CNT_TPL_W if p["mode"] == "w" else CNT_TPL_L)[0](p),
+    lambda p: (CNT_TPL_W if p["mode"] == "w" else CNT_TPL_L)[1](p),
+    lambda p: (CNT_TPL_W if p["mode"] == "w" else CNT_TPL_L)[2](p),
+    lambda p: (CNT_TPL_W if p["mode"] == "w" else CNT_TPL_L)[3](p),
+]
+
+
+def cnt_key(rng):
+    if rng.random() < 0.5:
+        n = rng.randint(3, 10)
+        ws = [rng.choice(WORDS) for _ in range(n)]
+        ws[0] = ws[0].capitalize()
+        sent = " ".join(ws) + "."
+        return f"w:{sent}", {"mode": "w", "sent": sent}
+    n = rng.randint(1, 4)
+    ws = [rng.choice(WORDS) for _ in range(n)]
+    sent = " ".join(ws)
+    letters = sorted(set(sent.replace(" ", "")))
+    ch = rng.choice(letters) if rng.random() < 0.85 else rng.choice("abcdefghijklmnopqrstuvwxyz")
+    return f"l:{ch}:{sent}", {"mode": "l", "sent": sent, "ch": ch}
+
+
+def cnt_render(p, rng):
+    if p["mode"] == "w":
+        ws = p["sent"].rstrip(".").split(" ")
+        enum = ", ".join(f"{i + 1} {w}" for i, w in enumerate(ws))
+        n = len(ws)
+        return f"Counting the words: {enum}.\nThe sentence has {n} words.\n#### {n}", str(n)
+    ch = p["ch"]
+    ws = p["sent"].split(" ")
+    parts = [f"{w} ({w.count(ch)})" for w in ws]
+    n = sum(w.count(ch) for w in ws)
+    expr = " + ".join(str(w.count(ch)) for w in ws)
+    return (f"Checking each word for \"{ch}\": {', '.join(parts)}.\nTotal: {expr} = {n}.\n#### {n}"), str(n)
+
+
+# stories
+STORY_TPL = [
+    lambda p: f"Write a short story about {p['name']} and a {p['adj']} {p['obj']}.",
+    lambda p: f"Tell me a story about a {p['animal']} in the {p['place']}.",
+    lambda p: f"Write a short story set in a {p['place']}.",
+    lambda p: f"Tell a short story where {p['name']} meets a {p['animal']}.",
+    # held-out
+    lambda p: f"Make up a tiny tale about {p['name']}, a {p['animal']} and a {p['obj']}.",
+]
+
+
+def story_key(rng):
+    p = {"name": rng.choice(NAMES), "name2": rng.choice(NAMES), "adj": rng.choice(ADJS),
+         "obj": rng.choice(OBJECTS), "animal": rng.choice(ANIMALS), "place": rng.choice(PLACES),
+         "weather": rng.choice(WEATHER), "time": rng.choice(TIMES), "adj2": rng.choice(ADJS),
+         "v": rng.randint(0, 9999)}
+    return f"{p['name']}{p['obj']}{p['animal']}{p['place']}{p['v']}", p
+
+
+def story_render(p, rng):
+    n, pr = p["name"], PRONOUN[p["name"]]
+    s = [f"{p['time']}, {n} walked to the {p['place']}. It was {p['weather']}."]
+    opts = [
+        f"There {n} found a {p['adj']} {p['obj']} under a tree.",
+        f"{pr} saw a {p['adj2']} {p['animal']} near the path.",
+        f"A {p['animal']} ran past with a {p['obj']} in its mouth.",
+        f"{pr} met {p['name2']}, who was looking for a {p['obj']}.",
+        f"{pr} heard a {p['adj2']} sound coming from the {p['place']}.",
+    ]
+    mids = [
+        f"The {p['animal']} looked {p['adj']} and a little {p['adj2']}.",
+        f"{n} decided to help, and together they searched until noon.",
+        f"{pr} carried the {p['obj']} home and showed it to {p['name2']}.",
+        f"They laughed, shared some bread and watched the clouds.",
+        f"The {p['obj']} began to glow, and the {p['animal']} smiled.",
+    ]
+    ends = [
+        f"From that day on, {n} visited the {p['place']} every week.",
+        f"In the end, {n} learned that being {p['adj']} is not so bad.",
+        f"At night {n} fell asleep, happy and tired.",
+        f"The {p['animal']} and {n} stayed friends forever.",
+    ]
+    s.append(rng.choice(opts))
+    s.extend(rng.sample(mids, rng.randint(1, 2)))
+    s.append(rng.choice(ends))
+    return " ".join(s) + "\n#### The end", "The end"
+
+
+FAMILIES = {
+    #            keygen    templates n_heldout render weight
+    "addition": (add_key, ADD_TPL, 2, lambda p, r: add_render(p, r, "+"), 0.30),
+    "addition4": (add4_key, ADD_TPL, 2, lambda p, r: add_render(p, r, "+"), 0.07),
+    "subtraction": (sub_key, SUB_TPL, 2, lambda p, r: add_render(p, r, "-"), 0.10),
+    "word_problem": (wp_key, WP_TPL, 2, wp_render, 0.25),
+    "sorting": (sort_key, SORT_TPL, 2, sort_render, 0.13),
+    "counting": (cnt_key, CNT_TPL, 1, cnt_render, 0.10),
+    "story": (story_key, STORY_TPL, 1, story_render, 0.05),
+}
+SCORED = ["addition", "addition4", "subtraction", "word_problem", "sorting", "counting"]
+
+
+def make_example(family, rng, split):
+    """Draw one example of `family` whose content key falls in `split`.
+    split in {"train","val","test","heldout"}; heldout draws test-bucket keys
+    and held-out templates."""
+    keygen, tpls, nh, render, _ = FAMILIES[family]
+    want = "test" if split == "heldout" else split
+    for _ in range(1000):
+        key, p = keygen(rng)
+        if family == "story" or bucket_of(family, key) == want:
+            break
+    if split == "heldout":
+        ti = len(tpls) - nh + rng.randrange(nh)
+    else:
+        ti = rng.randrange(len(tpls) - nh)
+    pp = wp_prep(p) if family == "word_problem" else p
+    prompt = tpls[ti](pp)
+    resp, ans = render(p, rng)
+    return {"family": family, "prompt": prompt, "response": resp, "answer": ans, "tpl": ti}
+
+
+def sample_family(rng):
+    r = rng.random()
+    acc = 0.0
+    for f, v in FAMILIES.items():
+        acc += v[4]
+        if r < acc:
+            return f
+    return "story"
+
+
+def stream(seed, split="train"):
+    """Infinite deterministic stream of examples for a split."""
+    rng = random.Random(seed)
+    while True:
+        yield make_example(sample_family(rng), rng, split)
+
+
+def eval_set(split, n_per_family, seed):
+    out, seen = [], set()
+    for fi, fam in enumerate(SCORED):
+        rng = random.Random(seed * 1000 + fi)
+        got = 0
+        while got < n_per_family:
+            ex = make_example(fam, rng, split)
+            if ex["prompt"] in seen:
+                continue
+            seen.add(ex["prompt"])
+            out.append(ex)
+            got += 1
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--write-eval", help="directory for test.jsonl / heldout.jsonl")
+    ap.add_argument("--n-test", type=int, default=150)
+    ap.add_argument("--n-heldout", type=int, default=50)
+    ap.add_argument("--write-spm", help="write plain text (one line per text line) for spm_train")
+    ap.add_argument("--n", type=int, default=40000)
+    ap.add_argument("--show", type=int, default=0)
+    a = ap.parse_args()
+    if a.write_eval:
+        os.makedirs(a.write_eval, exist_ok=True)
+        for name, split, n, seed in (("test", "test", a.n_test, 11), ("heldout", "heldout", a.n_heldout, 12)):
+            with open(os.path.join(a.write_eval, name + ".jsonl"), "w") as f:
+                for ex in eval_set(split, n, seed):
+                    f.write(json.dumps({"family": ex["family"], "prompt": ex["prompt"],
+                                        "answer": ex["answer"]}) + "\n")
+    if a.write_spm:
+        with open(a.write_spm, "w") as f:
+            for i, ex in zip(range(a.n), stream(1234, "train")):
+                for line in (ex["prompt"] + "\n" + ex["response"]).split("\n"):
+                    f.write(line + "\n")
+    if a.show:
+        for i, ex in zip(range(a.show), stream(7, "train")):
+            print("==", ex["family"], ex["tpl"]); print(ex["prompt"]); print("--"); print(ex["response"])
+
+
+if __name__ == "__main__":
+    main()

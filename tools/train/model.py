@@ -1,0 +1,235 @@
+"""PyTorch models for the dlmscope tiny models, written from the LLaDA and Qwen2
+descriptions in shared/research/models.md (§1.2, §3).
+
+* LLaDA  (family "llada"): bidirectional, MHA, no biases, SwiGLU
+  (ff_out(silu(ff_proj(h)) * up_proj(h))), RMSNorm weight-only eps 1e-5,
+  RoPE split-half in fp32, untied LM head. Row i of the logits predicts token i.
+* Qwen2 (family "qwen2"): causal, GQA, q/k/v bias, o_proj no bias, SwiGLU
+  (down(silu(gate(h)) * up(h))), RMSNorm eps 1e-6, tied embeddings. Row i predicts i+1.
+
+Parameter names of the nn.Modules are chosen so that state_dict() keys equal the
+HF checkpoint tensor names (with the "model." prefix added by export).
+"""
+import math
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d, eps):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d))
+
+    def forward(self, x):
+        dt = x.dtype
+        x = x.float()
+        x = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps)
+        return x.to(dt) * self.weight
+
+
+def rope_cache(n, head_dim, theta, device=None):
+    inv = 1.0 / (theta ** (torch.arange(0, head_dim, 2, dtype=torch.float32, device=device) / head_dim))
+    t = torch.arange(n, dtype=torch.float32, device=device)
+    f = torch.outer(t, inv)                      # [n, hd/2]
+    emb = torch.cat([f, f], dim=-1)              # [n, hd]  (frequencies written twice)
+    return emb.cos(), emb.sin()
+
+
+def rotate_half(x):
+    h = x.shape[-1] // 2
+    return torch.cat([-x[..., h:], x[..., :h]], dim=-1)
+
+
+def apply_rope(x, cos, sin):
+    # x [B, H, N, hd]; computed in fp32
+    dt = x.dtype
+    x = x.float()
+    return (x * cos + rotate_half(x) * sin).to(dt)
+
+
+def attention(q, k, v, causal):
+    # q [B,H,N,hd], k/v [B,H,N,hd] (kv already repeated for GQA)
+    hd = q.shape[-1]
+    s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hd)
+    if causal:
+        n = q.shape[-2]
+        m = torch.ones(n, n, dtype=torch.bool, device=q.device).triu(1)
+        s = s.masked_fill(m, float("-inf"))
+    p = torch.softmax(s.float(), dim=-1).to(q.dtype)
+    return torch.matmul(p, v)
+
+
+# ------------------------------------------------------------------ LLaDA
+class LLaDABlock(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d, ff = c["d_model"], c["mlp_hidden_size"]
+        self.nh = c["n_heads"]
+        self.attn_norm = RMSNorm(d, c["rms_norm_eps"])
+        self.q_proj = nn.Linear(d, d, bias=False)
+        self.k_proj = nn.Linear(d, d, bias=False)
+        self.v_proj = nn.Linear(d, d, bias=False)
+        self.attn_out = nn.Linear(d, d, bias=False)
+        self.ff_norm = RMSNorm(d, c["rms_norm_eps"])
+        self.ff_proj = nn.Linear(d, ff, bias=False)
+        self.up_proj = nn.Linear(d, ff, bias=False)
+        self.ff_out = nn.Linear(ff, d, bias=False)
+
+    def forward(self, x, cos, sin):
+        B, N, D = x.shape
+        hd = D // self.nh
+        h = self.attn_norm(x)
+        q = self.q_proj(h).view(B, N, self.nh, hd).transpose(1, 2)
+        k = self.k_proj(h).view(B, N, self.nh, hd).transpose(1, 2)
+        v = self.v_proj(h).view(B, N, self.nh, hd).transpose(1, 2)
+        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        a = attention(q, k, v, causal=False).transpose(1, 2).reshape(B, N, D)
+        x = x + self.attn_out(a)
+        h = self.ff_norm(x)
+        return x + self.ff_out(F.silu(self.ff_proj(h)) * self.up_proj(h))
+
+
+class LLaDATransformer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.wte = nn.Embedding(c["embedding_size"], c["d_model"])
+        self.blocks = nn.ModuleList([LLaDABlock(c) for _ in range(c["n_layers"])])
+        self.ln_f = RMSNorm(c["d_model"], c["rms_norm_eps"])
+        self.ff_out = nn.Linear(c["d_model"], c["embedding_size"], bias=False)
+
+
+class LLaDA(nn.Module):
+    """state_dict keys: transformer.wte.weight, transformer.blocks.N.q_proj.weight, ..."""
+    causal = False
+
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+        self.transformer = LLaDATransformer(c)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        std = 0.02
+        L = self.c["n_layers"]
+        for n, p in self.named_parameters():
+            if p.dim() == 1:
+                nn.init.ones_(p)
+            elif n.endswith("attn_out.weight") or (".blocks." in n and n.endswith(".ff_out.weight")):
+                nn.init.normal_(p, 0, std / math.sqrt(2 * L))
+            else:
+                nn.init.normal_(p, 0, std)
+
+    def hidden(self, ids):
+        t = self.transformer
+        x = t.wte(ids)
+        hd = self.c["d_model"] // self.c["n_heads"]
+        cos, sin = rope_cache(ids.shape[1], hd, self.c["rope_theta"], ids.device)
+        for b in t.blocks:
+            x = b(x, cos, sin)
+        return t.ln_f(x)
+
+    def head(self, h):
+        return self.transformer.ff_out(h)
+
+    def forward(self, ids):
+        return self.head(self.hidden(ids))
+
+
+# ------------------------------------------------------------------ Qwen2
+class Qwen2Attn(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d = c["hidden_size"]
+        self.nh, self.nkv = c["num_attention_heads"], c["num_key_value_heads"]
+        self.hd = d // self.nh
+        self.q_proj = nn.Linear(d, self.nh * self.hd, bias=True)
+        self.k_proj = nn.Linear(d, self.nkv * self.hd, bias=True)
+        self.v_proj = nn.Linear(d, self.nkv * self.hd, bias=True)
+        self.o_proj = nn.Linear(self.nh * self.hd, d, bias=False)
+
+    def forward(self, h, cos, sin):
+        B, N, _ = h.shape
+        q = self.q_proj(h).view(B, N, self.nh, self.hd).transpose(1, 2)
+        k = self.k_proj(h).view(B, N, self.nkv, self.hd).transpose(1, 2)
+        v = self.v_proj(h).view(B, N, self.nkv, self.hd).transpose(1, 2)
+        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        rep = self.nh // self.nkv
+        k = k.repeat_interleave(rep, dim=1)
+        v = v.repeat_interleave(rep, dim=1)
+        a = attention(q, k, v, causal=True).transpose(1, 2).reshape(B, N, self.nh * self.hd)
+        return self.o_proj(a)
+
+
+class Qwen2MLP(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        d, ff = c["hidden_size"], c["intermediate_size"]
+        self.gate_proj = nn.Linear(d, ff, bias=False)
+        self.up_proj = nn.Linear(d, ff, bias=False)
+        self.down_proj = nn.Linear(ff, d, bias=False)
+
+    def forward(self, h):
+        return self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
+
+
+class Qwen2Layer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.input_layernorm = RMSNorm(c["hidden_size"], c["rms_norm_eps"])
+        self.self_attn = Qwen2Attn(c)
+        self.post_attention_layernorm = RMSNorm(c["hidden_size"], c["rms_norm_eps"])
+        self.mlp = Qwen2MLP(c)
+
+    def forward(self, x, cos, sin):
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin)
+        return x + self.mlp(self.post_attention_layernorm(x))
+
+
+class Qwen2Inner(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(c["vocab_size"], c["hidden_size"])
+        self.layers = nn.ModuleList([Qwen2Layer(c) for _ in range(c["num_hidden_layers"])])
+        self.norm = RMSNorm(c["hidden_size"], c["rms_norm_eps"])
+
+
+class Qwen2(nn.Module):
+    """state_dict keys: model.embed_tokens.weight, model.layers.N...., model.norm.weight (tied head)."""
+    causal = True
+
+    def __init__(self, c):
+        super().__init__()
+        self.c = c
+        self.model = Qwen2Inner(c)
+        std = 0.02
+        L = c["num_hidden_layers"]
+        for n, p in self.named_parameters():
+            if n.endswith("bias"):
+                nn.init.zeros_(p)
+            elif p.dim() == 1:
+                nn.init.ones_(p)
+            elif n.endswith("o_proj.weight") or n.endswith("down_proj.weight"):
+                nn.init.normal_(p, 0, std / math.sqrt(2 * L))
+            else:
+                nn.init.normal_(p, 0, std)
+
+    def hidden(self, ids):
+        m = self.model
+        x = m.embed_tokens(ids)
+        hd = self.c["hidden_size"] // self.c["num_attention_heads"]
+        cos, sin = rope_cache(ids.shape[1], hd, self.c["rope_theta"], ids.device)
+        for l in m.layers:
+            x = l(x, cos, sin)
+        return m.norm(x)
+
+    def head(self, h):
+        return F.linear(h, self.model.embed_tokens.weight)
+
+    def forward(self, ids):
+        return self.head(self.hidden(ids))
+
+
+def count_params(m):
+    return sum(p.numel() for p in m.parameters())

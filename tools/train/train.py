@@ -1,0 +1,305 @@
+#!/usr/bin/python3
+"""Train the dlmscope tiny models on the synthetic corpus (CPU, reproducible, resumable).
+
+  /usr/bin/python3 tools/train/train.py --model mdlm --out resources/models/tiny-mdlm
+  /usr/bin/python3 tools/train/train.py --model ar   --out resources/models/tiny-ar
+
+Checkpoints (model + optimizer + step) go to build-train/<model>/ckpt.pt every --ckpt-min
+minutes; a restarted run resumes from there.  The data stream is a pure function of
+(seed, step) so resuming reproduces the same batches.  Each checkpoint is also exported
+to --out (BF16 safetensors + config) and the loss curve is redrawn under docs/img/.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import platform
+import random
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common as C  # noqa: E402
+import corpus  # noqa: E402
+from model import LLaDA, Qwen2, count_params  # noqa: E402
+
+EPS = 1e-3  # LLaDA: p_mask = (1 - eps) t + eps
+
+
+def build_model(kind, size):
+    if kind == "mdlm":
+        cfg = C.mdlm_config(size)
+        return LLaDA(cfg), cfg
+    cfg = C.ar_config(size)
+    return Qwen2(cfg), cfg
+
+
+# ------------------------------------------------------------------ data
+def encode_ex(ex):
+    return C.encode_prompt(ex["prompt"]), C.encode_response(ex["response"])
+
+
+def make_batch(exs, rng, long_prob, max_len):
+    """exs: list of (prompt_ids, resp_ids). Pads every row with <|endoftext|> to a common
+    length T (>= the longest row; with prob long_prob the canvas is stretched so the
+    longest prompt gets a 128-token generation area, as at inference)."""
+    T = max(len(p) + len(r) for p, r in exs)
+    if rng.random() < long_prob:
+        T = max(T, max(len(p) for p, _ in exs) + rng.choice([64, 96, 128]))
+    T += rng.randint(0, 6)
+    T = min(T, max_len)
+    ids = torch.full((len(exs), T), C.PAD, dtype=torch.long)
+    is_resp = torch.zeros((len(exs), T), dtype=torch.bool)
+    for i, (p, r) in enumerate(exs):
+        seq = (p + r)[:T]
+        ids[i, :len(seq)] = torch.tensor(seq)
+        is_resp[i, len(p):] = True
+    return ids, is_resp
+
+
+class Data:
+    """Deterministic batches: chunk c (= step // K) is generated from Random((seed, c)):
+    K*B training examples sorted by length and cut into K batches (length bucketing),
+    visited in a seeded shuffled order."""
+
+    def __init__(self, seed, batch, long_prob, max_len, K=8):
+        self.seed, self.B, self.long_prob, self.max_len, self.K = seed, batch, long_prob, max_len, K
+        self._cache = (None, None)
+
+    def _chunk(self, c):
+        if self._cache[0] == c:
+            return self._cache[1]
+        rng = random.Random(f"{self.seed}-chunk-{c}")
+        exs = []
+        for _ in range(self.K * self.B):
+            fam = corpus.sample_family(rng)
+            exs.append(encode_ex(corpus.make_example(fam, rng, "train")))
+        exs.sort(key=lambda e: len(e[0]) + len(e[1]))
+        batches = [exs[i * self.B:(i + 1) * self.B] for i in range(self.K)]
+        order = list(range(self.K))
+        rng.shuffle(order)
+        out = []
+        for j in order:
+            out.append(make_batch(batches[j], rng, self.long_prob, self.max_len))
+        self._cache = (c, out)
+        return out
+
+    def batch(self, step):
+        return self._chunk(step // self.K)[step % self.K]
+
+
+def val_batches(n_batches, batch, max_len, seed=999):
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n_batches):
+        exs = [encode_ex(corpus.make_example(corpus.sample_family(rng), rng, "val")) for _ in range(batch)]
+        out.append(make_batch(exs, rng, 0.0, max_len))
+    return out
+
+
+# ------------------------------------------------------------------ losses
+def mdlm_loss(model, ids, is_resp, gen):
+    """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
+    masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
+    CE on masked tokens weighted 1/p, normalised by the response length, mean over batch."""
+    B, T = ids.shape
+    u = torch.rand((), generator=gen)
+    t = (u + torch.arange(B, dtype=torch.float32) / B) % 1.0
+    pm = (1 - EPS) * t + EPS
+    r = torch.rand((B, T), generator=gen)
+    masked = (r < pm[:, None]) & is_resp
+    noisy = torch.where(masked, torch.full_like(ids, C.MASK), ids)
+    h = model.hidden(noisy)
+    logits = model.head(h[masked])
+    ce = F.cross_entropy(logits.float(), ids[masked], reduction="none")
+    resp_len = is_resp.sum(1).clamp(min=1).float()
+    w = (1.0 / pm[:, None] / resp_len[:, None]).expand(B, T)[masked]
+    loss = (ce * w).sum() / B
+    return loss, ce.mean().detach(), int(masked.sum())
+
+
+def ar_loss(model, ids, is_resp, gen=None):
+    h = model.hidden(ids[:, :-1])
+    tgt_mask = is_resp[:, 1:]
+    logits = model.head(h[tgt_mask])
+    ce = F.cross_entropy(logits.float(), ids[:, 1:][tgt_mask])
+    return ce, ce.detach(), int(tgt_mask.sum())
+
+
+# ------------------------------------------------------------------ misc
+def lr_at(step, a):
+    if step < a.warmup:
+        return a.lr * (step + 1) / a.warmup
+    prog = min(1.0, (step - a.warmup) / max(1, a.steps - a.warmup))
+    return a.lr * (a.min_lr_frac + (1 - a.min_lr_frac) * 0.5 * (1 + math.cos(math.pi * prog)))
+
+
+def hardware():
+    cpu = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "threads_used": torch.get_num_threads(), "logical_cpus": os.cpu_count(),
+            "gpu": "none", "torch": torch.__version__, "python": platform.python_version()}
+
+
+def plot(csv_path, png_path, title):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    rows = list(csv.DictReader(open(csv_path)))
+    if not rows:
+        return
+    st = [int(r["step"]) for r in rows]
+    tr = [float(r["train_loss"]) for r in rows]
+    vs = [(int(r["step"]), float(r["val_loss"])) for r in rows if r["val_loss"]]
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    ax.plot(st, tr, label="train (running mean)", lw=1)
+    if vs:
+        ax.plot([v[0] for v in vs], [v[1] for v in vs], "o-", label="validation", ms=3)
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss")
+    ax.set_yscale("log")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(png_path), exist_ok=True)
+    fig.savefig(png_path)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", choices=["mdlm", "ar"], required=True)
+    ap.add_argument("--size", default="base")
+    ap.add_argument("--out", help="shipped model folder to export to at each checkpoint")
+    ap.add_argument("--work", help="checkpoint dir (default build-train/<model>-<size>)")
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--batch", type=int, default=48)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--min-lr-frac", type=float, default=0.1)
+    ap.add_argument("--warmup", type=int, default=100)
+    ap.add_argument("--wd", type=float, default=0.1)
+    ap.add_argument("--long-prob", type=float, default=0.15)
+    ap.add_argument("--max-len", type=int, default=320)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--ckpt-min", type=float, default=6.0)
+    ap.add_argument("--val-every", type=int, default=100)
+    ap.add_argument("--log-every", type=int, default=10)
+    ap.add_argument("--bench", type=int, default=0, help="time N steps and exit")
+    ap.add_argument("--plot", default=None, help="loss PNG path (default docs/img/loss-<name>.png)")
+    a = ap.parse_args()
+
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    random.seed(a.seed)
+    work = a.work or os.path.join(C.WORK, f"{a.model}-{a.size}")
+    os.makedirs(work, exist_ok=True)
+    name = "tiny-mdlm" if a.model == "mdlm" else "tiny-ar"
+    png = a.plot or os.path.join(C.ROOT, "docs", "img", f"loss-{name}.png")
+
+    model, cfg = build_model(a.model, a.size)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    nodecay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": a.wd},
+                             {"params": nodecay, "weight_decay": 0.0}],
+                            lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
+    lossfn = mdlm_loss if a.model == "mdlm" else ar_loss
+    data = Data(a.seed, a.batch, a.long_prob, a.max_len)
+    vb = val_batches(4, 64, a.max_len)
+
+    ck = os.path.join(work, "ckpt.pt")
+    step, elapsed, tokens = 0, 0.0, 0
+    if os.path.exists(ck) and not a.bench:
+        s = torch.load(ck, map_location="cpu")
+        model.load_state_dict(s["model"])
+        opt.load_state_dict(s["opt"])
+        step, elapsed, tokens = s["step"], s["elapsed"], s.get("tokens", 0)
+        print(f"resumed from {ck} at step {step} ({elapsed / 60:.1f} min)", flush=True)
+    print(f"{a.model}/{a.size}: {count_params(model) / 1e6:.2f}M params; {json.dumps(vars(a))}", flush=True)
+
+    csv_path = os.path.join(work, "log.csv")
+    new_csv = not os.path.exists(csv_path) or step == 0
+    if new_csv:
+        with open(csv_path, "w") as f:
+            f.write("step,elapsed_s,lr,train_loss,train_ce,val_loss,tokens\n")
+
+    def evaluate():
+        model.eval()
+        g = torch.Generator().manual_seed(4321)
+        tot = 0.0
+        with torch.no_grad():
+            for ids, isr in vb:
+                tot += float(lossfn(model, ids, isr, g)[0])
+        model.train()
+        return tot / len(vb)
+
+    def checkpoint():
+        s = {"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "elapsed": elapsed,
+             "tokens": tokens, "config": cfg, "kind": a.model, "args": vars(a), "hardware": hardware()}
+        torch.save(s, ck + ".tmp")
+        os.replace(ck + ".tmp", ck)
+        plot(csv_path, png, f"{name} ({a.model}) loss")
+        if a.out:
+            import export
+            export.export(ck, a.out)
+        print(f"checkpoint step {step} -> {ck}" + (f" (exported to {a.out})" if a.out else ""), flush=True)
+
+    model.train()
+    run_loss, run_ce, last_ck = None, None, time.time()
+    t0 = time.time()
+    bench_t = []
+    while step < a.steps:
+        ts = time.time()
+        ids, isr = data.batch(step)
+        g = torch.Generator().manual_seed(a.seed * 1_000_003 + step)
+        for grp in opt.param_groups:
+            grp["lr"] = lr_at(step, a)
+        loss, ce, nm = lossfn(model, ids, isr, g)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        tokens += ids.numel()
+        dt = time.time() - ts
+        elapsed += dt
+        lv = float(loss)
+        run_loss = lv if run_loss is None else 0.95 * run_loss + 0.05 * lv
+        run_ce = float(ce) if run_ce is None else 0.95 * run_ce + 0.05 * float(ce)
+        if a.bench:
+            bench_t.append(dt)
+            print(f"step {step} T={ids.shape[1]} {dt:.3f}s loss {lv:.3f}", flush=True)
+            if step >= a.bench:
+                print(f"mean step {sum(bench_t[1:]) / max(1, len(bench_t) - 1):.3f}s")
+                return
+            continue
+        val = ""
+        if step % a.val_every == 0 or step == a.steps:
+            val = f"{evaluate():.4f}"
+        if step % a.log_every == 0 or val:
+            with open(csv_path, "a") as f:
+                f.write(f"{step},{elapsed:.1f},{lr_at(step - 1, a):.3e},{run_loss:.4f},{run_ce:.4f},{val},{tokens}\n")
+            print(f"step {step}/{a.steps} loss {run_loss:.4f} ce {run_ce:.4f} val {val or '-'} "
+                  f"lr {lr_at(step - 1, a):.2e} T={ids.shape[1]} {dt:.2f}s/step elapsed {elapsed / 60:.1f}m", flush=True)
+        if time.time() - last_ck > a.ckpt_min * 60 or step == a.steps:
+            checkpoint()
+            last_ck = time.time()
+    print(f"done: {step} steps, {elapsed / 60:.1f} min, wall since start {(time.time() - t0) / 60:.1f} min")
+
+
+if __name__ == "__main__":
+    main()
