@@ -3,8 +3,9 @@
 //   {"type":"header", ...TraceHeader}      first line, exactly once
 //   {"type":"step", ...StepTrace}          one per denoising step, in order
 //   {"type":"summary", ...TraceSummary}    optional last line (absent if the run was cut short)
-// NaN statistics are written as null and read back as NaN. Integers and strings round-trip
-// exactly; floats are written with 9 significant digits (float32 exact), doubles with 17.
+// NaN (and infinite) statistics are written as null and read back as NaN. Integers and strings
+// round-trip exactly (invalid UTF-8 in a token text is replaced by U+FFFD); floats and doubles are
+// written as their shortest text that reads back to the same value, so they round-trip exactly.
 #include <filesystem>
 #include <fstream>
 #include <iosfwd>

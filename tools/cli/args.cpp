@@ -102,12 +102,13 @@ std::optional<uint64_t> ParsedArgs::get_u64(const std::string& name) const {
 
 ParsedArgs parse_args(const CommandSpec& spec, std::span<const std::string> args) {
     ParsedArgs out;
-    for (const auto& a : args)
+    for (const auto& a : args) {
+        if (a == "--") break;
         if (a == "--help" || a == "-h") {
             out.help_ = true;
             return out;
         }
-        else if (a == "--") break;
+    }
 
     bool options_done = false;
     for (std::size_t i = 0; i < args.size(); ++i) {

@@ -54,7 +54,7 @@ def decode(ids):
 
 # ------------------------------------------------------------ configs
 def mdlm_config(size="base"):
-    d, L, H, ff = {"base": (384, 6, 6, 1024), "small": (320, 6, 5, 864), "tiny": (128, 2, 2, 256)}[size]
+    d, L, H, ff = {"base": (384, 6, 6, 1024), "small": (192, 6, 3, 512), "tiny": (128, 2, 2, 256)}[size]
     return {
         "architectures": ["LLaDAModelLM"], "model_type": "llada",
         "d_model": d, "n_layers": L, "n_heads": H, "n_kv_heads": H,
@@ -78,7 +78,7 @@ def mdlm_config(size="base"):
 
 
 def ar_config(size="base"):
-    d, L, H, KV, ff = {"base": (256, 6, 4, 2, 768), "tiny": (128, 2, 2, 1, 256)}[size]
+    d, L, H, KV, ff = {"base": (256, 6, 4, 2, 768), "small": (192, 6, 4, 2, 512), "tiny": (128, 2, 2, 1, 256)}[size]
     return {
         "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
         "hidden_size": d, "intermediate_size": ff, "num_hidden_layers": L,

@@ -185,7 +185,7 @@ def rand_ndigit(rng, lo_d, hi_d):
 
 def add_key(rng):
     a, b = rand_ndigit(rng, 2, 3), rand_ndigit(rng, 2, 3)
-    return f"{a}+{b}", {"a": a, "b": b, "style": rng.choice([0, 0, 1, 2])}
+    return f"{a}+{b}", {"a": a, "b": b, "style": rng.choice([0, 0, 0, 1, 2])}
 
 
 def add4_key(rng):
@@ -193,14 +193,14 @@ def add4_key(rng):
     b = rand_ndigit(rng, 2, 4)
     if rng.random() < 0.5:
         a, b = b, a
-    return f"{a}+{b}", {"a": a, "b": b, "style": rng.choice([0, 0, 1, 2])}
+    return f"{a}+{b}", {"a": a, "b": b, "style": rng.choice([0, 0, 0, 1, 2])}
 
 
 def sub_key(rng):
     a, b = rand_ndigit(rng, 2, 4), rand_ndigit(rng, 2, 4)
     if a < b:
         a, b = b, a
-    return f"{a}-{b}", {"a": a, "b": b, "style": rng.choice([0, 0, 1, 2])}
+    return f"{a}-{b}", {"a": a, "b": b, "style": rng.choice([0, 0, 0, 1, 2])}
 
 
 # word problems
@@ -396,6 +396,10 @@ FAMILIES = {
     "counting": (cnt_key, CNT_TPL, 1, cnt_render, 0.10),
     "story": (story_key, STORY_TPL, 1, story_render, 0.05),
 }
+# Recommended generation canvas (response tokens incl. <|eot|> and <|endoftext|> tail) per
+# family: >= the longest response of the family's short styles. Written to the eval jsonl.
+GEN_LENGTH = {"addition": 48, "addition4": 48, "subtraction": 48, "sorting": 96,
+              "counting": 64, "word_problem": 160, "story": 96}
 SCORED = ["addition", "addition4", "subtraction", "word_problem", "sorting", "counting"]
 
 
@@ -466,7 +470,8 @@ def main():
             with open(os.path.join(a.write_eval, name + ".jsonl"), "w") as f:
                 for ex in eval_set(split, n, seed):
                     f.write(json.dumps({"family": ex["family"], "prompt": ex["prompt"],
-                                        "answer": ex["answer"]}) + "\n")
+                                        "answer": ex["answer"],
+                                        "gen_length": GEN_LENGTH[ex["family"]]}) + "\n")
     if a.write_spm:
         with open(a.write_spm, "w") as f:
             for i, ex in zip(range(a.n), stream(1234, "train")):

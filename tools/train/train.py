@@ -49,7 +49,7 @@ def make_batch(exs, rng, long_prob, max_len):
     longest prompt gets a 128-token generation area, as at inference)."""
     T = max(len(p) + len(r) for p, r in exs)
     if rng.random() < long_prob:
-        T = max(T, max(len(p) for p, _ in exs) + rng.choice([64, 96, 128]))
+        T = max(T, max(len(p) for p, _ in exs) + rng.choice([32, 48, 64, 96, 128, 160]))
     T += rng.randint(0, 6)
     T = min(T, max_len)
     ids = torch.full((len(exs), T), C.PAD, dtype=torch.long)
@@ -158,7 +158,10 @@ def plot(csv_path, png_path, title):
         import matplotlib.pyplot as plt
     except ImportError:
         return
-    rows = list(csv.DictReader(open(csv_path)))
+    rows = {}
+    for r in csv.DictReader(open(csv_path)):  # last row wins for a repeated step
+        rows[int(r["step"])] = r
+    rows = [rows[k] for k in sorted(rows)]
     if not rows:
         return
     st = [int(r["step"]) for r in rows]
@@ -183,19 +186,19 @@ def plot(csv_path, png_path, title):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", choices=["mdlm", "ar"], required=True)
-    ap.add_argument("--size", default="base")
+    ap.add_argument("--size", default="small")
     ap.add_argument("--out", help="shipped model folder to export to at each checkpoint")
     ap.add_argument("--work", help="checkpoint dir (default build-train/<model>-<size>)")
     ap.add_argument("--steps", type=int, default=3000)
-    ap.add_argument("--batch", type=int, default=48)
+    ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--min-lr-frac", type=float, default=0.1)
     ap.add_argument("--warmup", type=int, default=100)
     ap.add_argument("--wd", type=float, default=0.1)
-    ap.add_argument("--long-prob", type=float, default=0.15)
+    ap.add_argument("--long-prob", type=float, default=0.1)
     ap.add_argument("--max-len", type=int, default=320)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--ckpt-min", type=float, default=6.0)
     ap.add_argument("--val-every", type=int, default=100)
     ap.add_argument("--log-every", type=int, default=10)
@@ -232,10 +235,14 @@ def main():
     print(f"{a.model}/{a.size}: {count_params(model) / 1e6:.2f}M params; {json.dumps(vars(a))}", flush=True)
 
     csv_path = os.path.join(work, "log.csv")
-    new_csv = not os.path.exists(csv_path) or step == 0
-    if new_csv:
+    if not os.path.exists(csv_path) or step == 0:
         with open(csv_path, "w") as f:
             f.write("step,elapsed_s,lr,train_loss,train_ce,val_loss,tokens\n")
+    else:  # resumed: drop rows logged after the checkpoint we resume from
+        lines = open(csv_path).read().splitlines()
+        keep = [lines[0]] + [l for l in lines[1:] if int(l.split(",")[0]) <= step]
+        with open(csv_path, "w") as f:
+            f.write("\n".join(keep) + "\n")
 
     def evaluate():
         model.eval()

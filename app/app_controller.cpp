@@ -1,0 +1,613 @@
+#include "app_controller.h"
+
+#include <QColor>
+#include <QDir>
+#include <QFileInfo>
+#include <QJSEngine>
+#include <QSettings>
+#include <QUrl>
+
+#include "cell_style.h"
+#include "csv_export.h"
+#include "decode/decode_settings.h"
+#include "decode/strategy.h"
+#include "text_diff.h"
+#include "trace/trace_io.h"
+
+namespace {
+
+AppController* g_instance = nullptr;
+
+const char* kDefaultPrompt =
+    "Sam buys 3 notebooks at $4 each and 2 pens at $3 each. How much does Sam spend in total?";
+
+// The app's starting point: the engine's defaults, sized for the embedded tiny model.
+QVariantMap defaultSettings() {
+    dlm::DecodeSettings s;
+    s.gen_length = 64;
+    s.steps = 64;
+    s.block_length = 32;
+    QVariantMap m;
+    for (const auto& [k, v] : s.to_map()) m.insert(QString::fromStdString(k), QString::fromStdString(v));
+    return m;
+}
+
+QVariantMap param(const QString& key, const QString& label, const QString& kind, double min, double max,
+                  const QString& help, const QStringList& options = {}) {
+    return QVariantMap{{"key", key}, {"label", label}, {"kind", kind}, {"min", min}, {"max", max},
+                       {"help", help}, {"options", options}};
+}
+
+}  // namespace
+
+AppController* AppController::create(QQmlEngine*, QJSEngine*) {
+    // The instance belongs to main() / the test, never to the QML engine.
+    if (g_instance) QJSEngine::setObjectOwnership(g_instance, QJSEngine::CppOwnership);
+    return g_instance;
+}
+
+void AppController::setInstance(AppController* c) { g_instance = c; }
+
+AppController::AppController(Options options, QObject* parent) : QObject(parent), options_(options) {
+    qRegisterMetaType<StepTracePtr>();
+    qRegisterMetaType<TraceHeaderPtr>();
+    qRegisterMetaType<TraceSummaryPtr>();
+    qRegisterMetaType<ModelInfo>();
+    buildCatalogue();
+    prompt_ = QString::fromUtf8(kDefaultPrompt);
+    settings_ = defaultSettings();
+    applyPreset(preset_index_);
+    compare_settings_ = settings_;
+    applyComparePreset(compare_preset_index_);
+    if (options_.persist && options_.restore) loadSettings();
+
+    worker_ = new DecodeWorker;
+    worker_->moveToThread(&thread_);
+    connect(worker_, &DecodeWorker::modelLoaded, this, &AppController::onModelLoaded);
+    connect(worker_, &DecodeWorker::modelLoadFailed, this, &AppController::onModelLoadFailed);
+    connect(worker_, &DecodeWorker::runStarted, this, &AppController::onRunStarted);
+    connect(worker_, &DecodeWorker::stepReady, this, &AppController::onStepReady);
+    connect(worker_, &DecodeWorker::runFinished, this, &AppController::onRunFinished);
+    connect(worker_, &DecodeWorker::runFailed, this, &AppController::onRunFailed);
+    connect(worker_, &DecodeWorker::validated, this, &AppController::onValidated);
+    thread_.setObjectName(QStringLiteral("dlmscope-decode"));
+    thread_.start();
+
+    frame_timer_.setSingleShot(true);
+    frame_timer_.setInterval(16);  // ~ one display frame: bursts of steps coalesce into one repaint
+    connect(&frame_timer_, &QTimer::timeout, this, &AppController::applyFrame);
+    validate_timer_.setSingleShot(true);
+    validate_timer_.setInterval(120);
+    connect(&validate_timer_, &QTimer::timeout, this, &AppController::requestValidation);
+    connect(&replay_timer_, &QTimer::timeout, this, &AppController::replayTick);
+    connect(&compare_, &RunView::summaryChanged, this, &AppController::updateCompareSummary);
+    connect(&run_, &RunView::summaryChanged, this, &AppController::updateCompareSummary);
+}
+
+AppController::~AppController() {
+    // Closing during a decode: the current step finishes, the session is dropped, the thread ends.
+    worker_->requestCancel();
+    thread_.quit();
+    thread_.wait();
+    delete worker_;
+    if (g_instance == this) g_instance = nullptr;
+}
+
+void AppController::buildCatalogue() {
+    for (const auto& s : dlm::known_strategies()) strategies_ << QString::fromStdString(s);
+    auto preset = [&](const QString& name, const QString& description, const QVariantMap& s) {
+        presets_.push_back(QVariantMap{{"name", name}, {"description", description}, {"settings", s}});
+    };
+    // A preset per engine strategy (the engine's registry), the reference samplers first.
+    if (strategies_.contains("surelock"))
+        preset("SureLock ε=5e-4", "Lock converged positions (KL < ε); locked rows are skipped",
+               {{"strategy", "surelock"}, {"surelock.epsilon", "5e-4"}});
+    preset("LLaDA low-confidence", "The reference LLaDA sampler: commit the most confident predictions",
+           {{"strategy", "baseline"}, {"sampler", "llada"}, {"remasking", "low_confidence"}});
+    preset("LLaDA random", "LLaDA with uniformly random remasking",
+           {{"strategy", "baseline"}, {"sampler", "llada"}, {"remasking", "random"}});
+    preset("Dream entropy", "Dream's sampler, lowest-entropy positions first",
+           {{"strategy", "baseline"}, {"sampler", "dream"}, {"alg", "entropy"}, {"block_length", "0"}});
+    preset("Dream top-k margin", "Dream's sampler, largest top-1/top-2 margin first",
+           {{"strategy", "baseline"}, {"sampler", "dream"}, {"alg", "topk_margin"}, {"block_length", "0"}});
+    for (const auto& s : strategies_)
+        if (s != "baseline" && s != "surelock")
+            preset(s, "Engine strategy '" + s + "' with its default parameters", {{"strategy", s}});
+    preset_index_ = 0;
+    compare_preset_index_ = presets_.size() > 1 ? 1 : 0;
+
+    // Every knob DecodeSettings knows, as controls (unknown keys are left out).
+    const auto known = dlm::DecodeSettings::known_keys();
+    QStringList strategyOptions = strategies_;
+    const QVariantList all = {
+        param("strategy", "strategy", "enum", 0, 0, "Unmask × compute × revision policy (design §7)", strategyOptions),
+        param("sampler", "sampler", "enum", 0, 0, "Reference sampler family; auto = the model's own", {"auto", "llada", "dream"}),
+        param("gen_length", "gen length", "int", 1, 1024, "Generated positions"),
+        param("steps", "steps", "int", 1, 1024, "Denoising steps"),
+        param("block_length", "block length", "int", 0, 1024, "Semi-autoregressive block; 0 = one block"),
+        param("temperature", "temperature", "real", 0, 2, "0 = greedy"),
+        param("top_p", "top-p", "real", 0.01, 1, "Nucleus sampling; 1 = off"),
+        param("top_k", "top-k", "int", 0, 1000, "0 = off"),
+        param("cfg_scale", "CFG scale", "real", 0, 5, "Classifier-free guidance; 0 = off"),
+        param("remasking", "remasking", "enum", 0, 0, "LLaDA remasking rule", {"low_confidence", "random"}),
+        param("alg", "Dream alg", "enum", 0, 0, "Dream's position order", {"origin", "maskgit_plus", "topk_margin", "entropy"}),
+        param("alg_temp", "alg temp", "real", 0, 2, "Dream: 0 = top-k positions"),
+        param("eos", "EOS policy", "enum", 0, 0, "How EOS / EoT are sampled", {"none", "logits_eos_inf", "confidence_eos_eot_inf"}),
+        param("confidence", "confidence source", "enum", 0, 0, "raw = softmax at T=1; processed = after sampling knobs", {"auto", "raw", "processed"}),
+        param("seed", "seed", "int", 0, 2147483647, "Same seed + settings = same run"),
+        param("track_kl", "track KL", "enum", 0, 0, "Keep previous posteriors for KL(p_t‖p_{t−1})", {"auto", "on", "off"}),
+        param("display_top_k", "top-k shown", "int", 0, 20, "Candidates per position in the trace"),
+    };
+    for (const auto& v : all)
+        if (std::find(known.begin(), known.end(), v.toMap().value("key").toString().toStdString()) != known.end())
+            parameters_.push_back(v);
+    if (strategies_.contains("surelock"))
+        parameters_.push_back(param("surelock.epsilon", "SureLock ε", "logreal", 1e-6, 1e-1, "Lock when KL < ε"));
+}
+
+QVariantList AppController::legend() const {
+    QVariantList out;
+    using dlm::PosEvent;
+    using dlm::PosState;
+    for (auto s : {PosState::Prompt, PosState::Masked, PosState::Active, PosState::Locked, PosState::Frozen, PosState::Seed})
+        out.push_back(QVariantMap{{"kind", "state"}, {"name", cell_style::stateLabel(s)}, {"color", cell_style::stateColor(s)}, {"glyph", QString()}});
+    for (auto e : {PosEvent::Unmask, PosEvent::Remask, PosEvent::Replace, PosEvent::FlipFlop, PosEvent::Lock, PosEvent::Unlock, PosEvent::Keep})
+        out.push_back(QVariantMap{{"kind", "event"}, {"name", cell_style::eventLabel(e)}, {"color", cell_style::eventColor(e)}, {"glyph", cell_style::eventGlyph(e)}});
+    return out;
+}
+
+// --- settings ------------------------------------------------------------------------------
+
+void AppController::setPrompt(const QString& p) {
+    if (p == prompt_) return;
+    prompt_ = p;
+    Q_EMIT promptChanged();
+    validate_timer_.start();
+    saveSettings();
+}
+
+void AppController::setChat(bool c) {
+    if (c == chat_) return;
+    chat_ = c;
+    Q_EMIT chatChanged();
+    validate_timer_.start();
+    saveSettings();
+}
+
+void AppController::setSetting(const QString& key, const QVariant& value) {
+    const QString v = value.toString();
+    if (settings_.value(key).toString() == v) return;
+    settings_.insert(key, v);
+    preset_index_ = matchPreset(settings_);
+    Q_EMIT settingsChanged();
+    validate_timer_.start();
+    saveSettings();
+}
+
+void AppController::setCompareSetting(const QString& key, const QVariant& value) {
+    compare_settings_.insert(key, value.toString());
+    compare_preset_index_ = matchPreset(compare_settings_);
+    Q_EMIT settingsChanged();
+    saveSettings();
+}
+
+int AppController::matchPreset(const QVariantMap& s) const {
+    for (int i = 0; i < presets_.size(); ++i) {
+        const auto p = presets_[i].toMap().value("settings").toMap();
+        bool all = true;
+        for (auto it = p.cbegin(); it != p.cend() && all; ++it) all = s.value(it.key()).toString() == it.value().toString();
+        if (all) return i;
+    }
+    return -1;
+}
+
+static void mergePreset(QVariantMap& s, const QVariantList& presets, int index) {
+    if (index < 0 || index >= presets.size()) return;
+    const auto p = presets[index].toMap().value("settings").toMap();
+    for (auto it = p.cbegin(); it != p.cend(); ++it) s.insert(it.key(), it.value());
+}
+
+void AppController::applyPreset(int index) {
+    mergePreset(settings_, presets_, index);
+    preset_index_ = matchPreset(settings_);
+    Q_EMIT settingsChanged();
+    validate_timer_.start();
+    saveSettings();
+}
+
+void AppController::applyComparePreset(int index) {
+    compare_settings_ = settings_;  // same prompt, seed and lengths: only the strategy differs
+    mergePreset(compare_settings_, presets_, index);
+    compare_preset_index_ = matchPreset(compare_settings_);
+    Q_EMIT settingsChanged();
+    saveSettings();
+}
+
+void AppController::resetSettings() {
+    settings_ = defaultSettings();
+    applyPreset(0);
+    applyComparePreset(presets_.size() > 1 ? 1 : 0);
+}
+
+double AppController::epsilon() const {
+    bool ok = false;
+    double e = settings_.value("surelock.epsilon").toDouble(&ok);
+    if (!ok && run_.hasRun()) {
+        const auto& h = run_.history().header();
+        auto it = h->settings.find("surelock.epsilon");
+        if (it != h->settings.end()) e = QString::fromStdString(it->second).toDouble(&ok);
+    }
+    return ok ? e : 0.0;
+}
+
+QString AppController::issueFor(const QString& key) const {
+    for (const auto& v : issues_) {
+        const auto m = v.toMap();
+        if (m.value("key").toString() == key) return m.value("message").toString();
+    }
+    return {};
+}
+
+bool AppController::canRun() const {
+    if (!model_loaded_ || loading_) return false;
+    for (const auto& v : issues_)
+        if (v.toMap().value("severity") == "error") return false;
+    return true;
+}
+
+void AppController::requestValidation() {
+    if (!model_loaded_) return;
+    QMetaObject::invokeMethod(worker_, [w = worker_, id = ++validation_counter_, p = prompt_, s = settings_, c = chat_] {
+        w->validate(id, p, s, c);
+    }, Qt::QueuedConnection);
+}
+
+void AppController::onValidated(quint64 requestId, const QVariantList& issues, int) {
+    if (requestId != validation_counter_) return;  // a newer edit is already being checked
+    issues_ = issues;
+    validated_ = true;
+    Q_EMIT issuesChanged();
+}
+
+void AppController::saveSettings() const {
+    if (!options_.persist || !worker_) return;  // not while the constructor sets the defaults
+    QSettings q;
+    q.setValue("decode/prompt", prompt_);
+    q.setValue("decode/chat", chat_);
+    q.setValue("decode/settings", settings_);
+    q.setValue("decode/compareSettings", compare_settings_);
+    q.setValue("replay/speed", replay_speed_);
+    if (model_loaded_) q.setValue("model/dir", model_.dir);
+}
+
+void AppController::loadSettings() {
+    QSettings q;
+    prompt_ = q.value("decode/prompt", prompt_).toString();
+    chat_ = q.value("decode/chat", chat_).toBool();
+    const auto saved = q.value("decode/settings").toMap();
+    for (auto it = saved.cbegin(); it != saved.cend(); ++it) settings_.insert(it.key(), it.value());
+    const auto savedB = q.value("decode/compareSettings").toMap();
+    for (auto it = savedB.cbegin(); it != savedB.cend(); ++it) compare_settings_.insert(it.key(), it.value());
+    replay_speed_ = q.value("replay/speed", replay_speed_).toDouble();
+    preset_index_ = matchPreset(settings_);
+    compare_preset_index_ = matchPreset(compare_settings_);
+}
+
+// --- model ---------------------------------------------------------------------------------
+
+QString AppController::toLocalPath(const QString& s) const {
+    const QUrl u(s);
+    return u.isLocalFile() ? u.toLocalFile() : s;
+}
+
+void AppController::loadModel(const QString& dirOrUrl) {
+    const QString dir = toLocalPath(dirOrUrl);
+    if (running_) stop();
+    stopReplay();
+    loading_ = true;
+    loading_what_ = QFileInfo(dir).fileName();
+    Q_EMIT loadingChanged();
+    Q_EMIT issuesChanged();
+    setStatus(tr("Loading %1…").arg(dir));
+    QMetaObject::invokeMethod(worker_, [w = worker_, t = ++load_ticket_, dir] { w->loadModel(t, dir); }, Qt::QueuedConnection);
+}
+
+void AppController::cancelLoad() {
+    if (!loading_) return;
+    worker_->cancelLoad(load_ticket_);
+    loading_ = false;
+    Q_EMIT loadingChanged();
+    Q_EMIT issuesChanged();
+    setStatus(model_loaded_ ? tr("Load cancelled; still on %1").arg(model_.name) : tr("Load cancelled"));
+}
+
+void AppController::onModelLoaded(quint64 ticket, const ModelInfo& info) {
+    if (ticket != load_ticket_) return;
+    model_ = info;
+    model_loaded_ = true;
+    loading_ = false;
+    if (!info.chatTemplate) setChat(false);
+    Q_EMIT modelChanged();
+    Q_EMIT loadingChanged();
+    setStatus(tr("Loaded %1 (%2)").arg(info.name, info.summary));
+    saveSettings();
+    requestValidation();
+}
+
+void AppController::onModelLoadFailed(quint64 ticket, const QString& error) {
+    if (ticket != load_ticket_) return;
+    loading_ = false;
+    Q_EMIT loadingChanged();
+    Q_EMIT issuesChanged();
+    setError(tr("Could not open the model: %1").arg(error));
+    setStatus(model_loaded_ ? tr("Still on %1").arg(model_.name) : tr("No model loaded"));
+}
+
+// --- runs ----------------------------------------------------------------------------------
+
+void AppController::startRunInto(RunView* view, const QVariantMap& settings) {
+    const quint64 id = ++run_counter_;
+    run_targets_.insert(id, view);
+    setRunning(true, false);
+    worker_->setPaused(false);
+    QMetaObject::invokeMethod(worker_, [w = worker_, id, p = prompt_, settings, c = chat_] { w->startRun(id, p, settings, c); },
+                              Qt::QueuedConnection);
+}
+
+void AppController::runDecode() {
+    if (!model_loaded_) return setError(tr("No model is loaded: open a checkpoint folder (Model…) or a trace."));
+    clearError();
+    stopReplay();
+    compare_b_pending_ = 0;
+    if (compare_mode_) setCompareMode(false);
+    compare_.clear();
+    setStatus(tr("Decoding…"));
+    startRunInto(&run_, settings_);
+}
+
+void AppController::rerun() { compare_mode_ ? runCompare() : runDecode(); }
+
+void AppController::runCompare() {
+    if (!model_loaded_) return setError(tr("No model is loaded: compare needs a model."));
+    clearError();
+    stopReplay();
+    // Run B shares the prompt, seed and lengths of A.
+    QVariantMap b = compare_settings_;
+    for (const char* k : {"seed", "gen_length", "steps"}) b.insert(k, settings_.value(k));
+    compare_settings_ = b;
+    Q_EMIT settingsChanged();
+    if (!compare_mode_) {
+        compare_mode_ = true;
+        Q_EMIT compareModeChanged();
+    }
+    compare_.clear();
+    setStatus(tr("Compare: decoding A…"));
+    startRunInto(&run_, settings_);
+    compare_b_pending_ = run_counter_;
+}
+
+void AppController::pause() {
+    if (!running_ || paused_) return;
+    worker_->setPaused(true);
+    setRunning(true, true);
+    setStatus(tr("Paused"));
+}
+
+void AppController::resume() {
+    if (!running_) return startReplay();
+    worker_->setPaused(false);
+    QMetaObject::invokeMethod(worker_, &DecodeWorker::resume, Qt::QueuedConnection);
+    setRunning(true, false);
+    setStatus(tr("Decoding…"));
+}
+
+void AppController::stepOnce() {
+    if (running_) {
+        if (!paused_) pause();
+        QMetaObject::invokeMethod(worker_, &DecodeWorker::stepOnce, Qt::QueuedConnection);
+        return;
+    }
+    stopReplay();
+    setViewStep(run_.viewStep() + 1);
+}
+
+void AppController::stop() {
+    if (!running_) return stopReplay();
+    compare_b_pending_ = 0;
+    worker_->requestCancel();
+    worker_->setPaused(false);
+    QMetaObject::invokeMethod(worker_, &DecodeWorker::resume, Qt::QueuedConnection);  // wakes a paused run
+    setStatus(tr("Stopping…"));
+}
+
+void AppController::onRunStarted(quint64 runId, const TraceHeaderPtr& header, const QStringList& warnings) {
+    RunView* v = run_targets_.value(runId);
+    if (!v) return;
+    v->begin(header);
+    Q_EMIT settingsChanged();  // ε may come from the header
+    if (!warnings.isEmpty()) setStatus(tr("Decoding… (%1)").arg(warnings.join("; ")));
+}
+
+void AppController::onStepReady(quint64 runId, const StepTracePtr& step) {
+    RunView* v = run_targets_.value(runId);
+    if (!v) return;
+    try {
+        v->record(step);
+    } catch (const std::exception& e) {
+        setError(QString::fromUtf8(e.what()));
+        return;
+    }
+    if (!frame_timer_.isActive()) frame_timer_.start();
+}
+
+void AppController::applyFrame() {
+    run_.flush();
+    compare_.flush();
+    ++frames_applied_;
+    Q_EMIT framesAppliedChanged();
+}
+
+void AppController::onRunFinished(quint64 runId, const TraceSummaryPtr& summary, bool cancelled) {
+    RunView* v = run_targets_.take(runId);
+    if (!v) return;
+    frame_timer_.stop();
+    applyFrame();
+    v->finish(summary);
+    if (!cancelled && runId == compare_b_pending_) {
+        compare_b_pending_ = 0;
+        setStatus(tr("Compare: decoding B…"));
+        startRunInto(&compare_, compare_settings_);
+        return;
+    }
+    setRunning(false, false);
+    setStatus(cancelled ? tr("Stopped after %1 steps").arg(v->stepCount())
+                        : tr("Done: %1 steps, %2 s").arg(summary->steps).arg(summary->wall_s, 0, 'f', 2));
+    Q_EMIT runCompleted(!cancelled);
+}
+
+void AppController::onRunFailed(quint64 runId, const QString& error) {
+    if (!run_targets_.remove(runId)) return;
+    compare_b_pending_ = 0;
+    frame_timer_.stop();
+    applyFrame();
+    setRunning(false, false);
+    setError(error);
+    setStatus(tr("Run failed"));
+    Q_EMIT runCompleted(false);
+}
+
+void AppController::setRunning(bool running, bool paused) {
+    if (running == running_ && paused == paused_) return;
+    running_ = running;
+    paused_ = paused;
+    Q_EMIT runningChanged();
+}
+
+// --- compare -------------------------------------------------------------------------------
+
+void AppController::setCompareMode(bool c) {
+    if (c == compare_mode_) return;
+    compare_mode_ = c;
+    Q_EMIT compareModeChanged();
+}
+
+void AppController::updateCompareSummary() {
+    compare_summary_.clear();
+    if (run_.complete() && compare_.complete()) {
+        const auto& a = *run_.history().summary();
+        const auto& b = *compare_.history().summary();
+        const auto d = diffWords(QString::fromStdString(a.text), QString::fromStdString(b.text));
+        compare_summary_ = QVariantMap{
+            {"flopsRatioA", a.flops_ratio()}, {"flopsRatioB", b.flops_ratio()},
+            {"flopsAoverB", b.paper_flops > 0 ? a.paper_flops / b.paper_flops : 0.0},
+            {"speedupAoverB", a.wall_s > 0 ? b.wall_s / a.wall_s : 0.0},
+            {"wallA", a.wall_s}, {"wallB", b.wall_s}, {"stepsA", a.steps}, {"stepsB", b.steps},
+            {"tpsA", a.e2e_tps()}, {"tpsB", b.e2e_tps()},
+            {"agree", d.identical}, {"changedWords", d.changedWords},
+            {"textA", d.leftHtml}, {"textB", d.rightHtml}};
+    }
+    Q_EMIT compareSummaryChanged();
+}
+
+// --- replay, files ---------------------------------------------------------------------------
+
+void AppController::setViewStep(int step) {
+    run_.setViewStep(step);
+    if (compare_mode_) compare_.setViewStep(step);
+}
+
+void AppController::setReplaySpeed(double s) {
+    s = std::clamp(s, 0.5, 240.0);
+    if (qFuzzyCompare(s, replay_speed_)) return;
+    replay_speed_ = s;
+    if (replay_timer_.isActive()) replay_timer_.setInterval(int(1000 / replay_speed_));
+    Q_EMIT replaySpeedChanged();
+    saveSettings();
+}
+
+void AppController::startReplay() {
+    if (running_ || run_.stepCount() == 0) return;
+    if (run_.viewStep() >= run_.stepCount() - 1) setViewStep(0);
+    replay_timer_.start(int(1000 / replay_speed_));
+    Q_EMIT replayingChanged();
+}
+
+void AppController::stopReplay() {
+    if (!replay_timer_.isActive()) return;
+    replay_timer_.stop();
+    Q_EMIT replayingChanged();
+}
+
+void AppController::replayTick() {
+    const int last = std::max(run_.stepCount(), compare_mode_ ? compare_.stepCount() : 0) - 1;
+    if (run_.viewStep() >= last) return stopReplay();
+    setViewStep(run_.viewStep() + 1);
+}
+
+bool AppController::openTrace(const QString& pathOrUrl) {
+    const QString path = toLocalPath(pathOrUrl);
+    try {
+        auto file = dlm::read_trace(std::filesystem::path(path.toStdString()));
+        if (running_) stop();
+        stopReplay();
+        setCompareMode(false);
+        compare_.clear();
+        run_.begin(std::make_shared<const dlm::TraceHeader>(std::move(file.header)));
+        for (auto& s : file.steps) run_.record(std::make_shared<const dlm::StepTrace>(std::move(s)));
+        run_.flush();
+        if (file.summary) run_.finish(std::make_shared<const dlm::TraceSummary>(*file.summary));
+        setViewStep(run_.stepCount() - 1);
+        Q_EMIT settingsChanged();
+        setStatus(tr("Opened trace %1 (%2 steps)").arg(QFileInfo(path).fileName()).arg(run_.stepCount()));
+        Q_EMIT runCompleted(true);
+        return true;
+    } catch (const std::exception& e) {
+        setError(tr("Could not open the trace: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+}
+
+bool AppController::saveTrace(const QString& pathOrUrl) {
+    const QString path = toLocalPath(pathOrUrl);
+    const auto& h = run_.history();
+    if (!h.header()) {
+        setError(tr("Nothing to save: run a decode or open a trace first."));
+        return false;
+    }
+    try {
+        dlm::TraceWriter w(std::filesystem::path(path.toStdString()));
+        w.write_header(*h.header());
+        for (int i = 0; i < h.stepCount(); ++i) w.write_step(h.step(i));
+        if (h.summary()) w.write_summary(*h.summary());
+        w.flush();
+        setStatus(tr("Saved trace %1").arg(path));
+        return true;
+    } catch (const std::exception& e) {
+        setError(tr("Could not save the trace: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+}
+
+bool AppController::exportCsv(const QString& pathOrUrl) {
+    const QString err = writeStepCsv(*run_.stats(), toLocalPath(pathOrUrl));
+    if (!err.isEmpty()) {
+        setError(err);
+        return false;
+    }
+    setStatus(tr("Exported %1 steps to %2").arg(run_.stats()->count()).arg(toLocalPath(pathOrUrl)));
+    return true;
+}
+
+void AppController::setStatus(const QString& s) {
+    if (s == status_) return;
+    status_ = s;
+    Q_EMIT statusChanged();
+}
+
+void AppController::setError(const QString& e) {
+    if (e == error_) return;
+    error_ = e;
+    Q_EMIT errorChanged();
+}
+
+void AppController::clearError() { setError({}); }

@@ -1,0 +1,193 @@
+#pragma once
+// The application's state and actions as QML sees them (singleton `App`). Owns the worker thread
+// (DecodeWorker moved to it; queued calls only; quit()+wait() on destruction), the two RunViews
+// (the run, and run B of compare mode), the decode settings with their live validation, the
+// trace file I/O and the settings persistence. Steps are recorded on arrival and applied to the
+// views by a frame timer, so a burst of fast steps costs one repaint.
+#include <QObject>
+#include <QThread>
+#include <QTimer>
+#include <QVariantList>
+#include <QVariantMap>
+#include <QtQml/qqmlregistration.h>
+
+#include "decode_worker.h"
+#include "run_view.h"
+
+class QQmlEngine;
+class QJSEngine;
+
+class AppController : public QObject {
+    Q_OBJECT
+    QML_NAMED_ELEMENT(App)
+    QML_SINGLETON
+    Q_PROPERTY(RunView* run READ run CONSTANT)
+    Q_PROPERTY(RunView* compareRun READ compareRun CONSTANT)
+    Q_PROPERTY(QString modelName READ modelName NOTIFY modelChanged)
+    Q_PROPERTY(QString modelSummary READ modelSummary NOTIFY modelChanged)
+    Q_PROPERTY(QString modelDir READ modelDir NOTIFY modelChanged)
+    Q_PROPERTY(bool modelLoaded READ modelLoaded NOTIFY modelChanged)
+    Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
+    Q_PROPERTY(QString loadingWhat READ loadingWhat NOTIFY loadingChanged)
+    Q_PROPERTY(bool running READ running NOTIFY runningChanged)
+    Q_PROPERTY(bool paused READ paused NOTIFY runningChanged)
+    Q_PROPERTY(QString status READ status NOTIFY statusChanged)
+    Q_PROPERTY(QString errorString READ errorString NOTIFY errorChanged)
+    Q_PROPERTY(QString prompt READ prompt WRITE setPrompt NOTIFY promptChanged)
+    Q_PROPERTY(bool chat READ chat WRITE setChat NOTIFY chatChanged)
+    Q_PROPERTY(QVariantMap settings READ settings NOTIFY settingsChanged)
+    Q_PROPERTY(QVariantMap compareSettings READ compareSettings NOTIFY settingsChanged)
+    Q_PROPERTY(QVariantList issues READ issues NOTIFY issuesChanged)
+    Q_PROPERTY(bool canRun READ canRun NOTIFY issuesChanged)
+    Q_PROPERTY(QVariantList presets READ presets CONSTANT)
+    Q_PROPERTY(int presetIndex READ presetIndex NOTIFY settingsChanged)
+    Q_PROPERTY(int comparePresetIndex READ comparePresetIndex NOTIFY settingsChanged)
+    Q_PROPERTY(QStringList strategies READ strategies CONSTANT)
+    Q_PROPERTY(QVariantList parameters READ parameters CONSTANT)
+    Q_PROPERTY(double epsilon READ epsilon NOTIFY settingsChanged)
+    Q_PROPERTY(bool compareMode READ compareMode WRITE setCompareMode NOTIFY compareModeChanged)
+    Q_PROPERTY(QVariantMap compareSummary READ compareSummary NOTIFY compareSummaryChanged)
+    Q_PROPERTY(bool replaying READ replaying NOTIFY replayingChanged)
+    Q_PROPERTY(double replaySpeed READ replaySpeed WRITE setReplaySpeed NOTIFY replaySpeedChanged)
+    Q_PROPERTY(QVariantList legend READ legend CONSTANT)
+    Q_PROPERTY(int framesApplied READ framesApplied NOTIFY framesAppliedChanged)
+
+public:
+    struct Options {
+        bool persist = true;  // read/write QSettings (tests turn it off)
+        bool restore = true;  // start from the saved settings
+    };
+    explicit AppController(Options options, QObject* parent = nullptr);
+    explicit AppController(QObject* parent = nullptr) : AppController(Options{}, parent) {}
+    ~AppController() override;
+
+    // The QML singleton is the instance main() (or a test) created.
+    static AppController* create(QQmlEngine*, QJSEngine*);
+    static void setInstance(AppController* c);
+
+    RunView* run() { return &run_; }
+    RunView* compareRun() { return &compare_; }
+    QString modelName() const { return model_.name; }
+    QString modelSummary() const { return model_.summary; }
+    QString modelDir() const { return model_.dir; }
+    bool modelLoaded() const { return model_loaded_; }
+    bool loading() const { return loading_; }
+    QString loadingWhat() const { return loading_what_; }
+    bool running() const { return running_; }
+    bool paused() const { return paused_; }
+    QString status() const { return status_; }
+    QString errorString() const { return error_; }
+    QString prompt() const { return prompt_; }
+    void setPrompt(const QString& p);
+    bool chat() const { return chat_; }
+    void setChat(bool c);
+    QVariantMap settings() const { return settings_; }
+    QVariantMap compareSettings() const { return compare_settings_; }
+    QVariantList issues() const { return issues_; }
+    bool canRun() const;
+    QVariantList presets() const { return presets_; }
+    int presetIndex() const { return preset_index_; }
+    int comparePresetIndex() const { return compare_preset_index_; }
+    QStringList strategies() const { return strategies_; }
+    QVariantList parameters() const { return parameters_; }
+    double epsilon() const;
+    bool compareMode() const { return compare_mode_; }
+    void setCompareMode(bool c);
+    QVariantMap compareSummary() const { return compare_summary_; }
+    bool replaying() const { return replay_timer_.isActive(); }
+    double replaySpeed() const { return replay_speed_; }
+    void setReplaySpeed(double s);
+    QVariantList legend() const;
+    int framesApplied() const { return frames_applied_; }
+
+    // Actions (all return at once; results arrive as property changes).
+    Q_INVOKABLE void loadModel(const QString& dirOrUrl);
+    Q_INVOKABLE void cancelLoad();
+    Q_INVOKABLE void runDecode();    // Run: a fresh run with the current prompt and settings
+    Q_INVOKABLE void rerun();        // Re-run: same prompt, same seed, one action
+    Q_INVOKABLE void runCompare();   // A (settings) then B (compare settings), same prompt and seed
+    Q_INVOKABLE void pause();
+    Q_INVOKABLE void resume();
+    Q_INVOKABLE void stepOnce();     // one decode step while paused; else one replay step
+    Q_INVOKABLE void stop();
+    Q_INVOKABLE void setSetting(const QString& key, const QVariant& value);
+    Q_INVOKABLE void setCompareSetting(const QString& key, const QVariant& value);
+    Q_INVOKABLE void applyPreset(int index);
+    Q_INVOKABLE void applyComparePreset(int index);
+    Q_INVOKABLE void resetSettings();
+    Q_INVOKABLE bool openTrace(const QString& pathOrUrl);
+    Q_INVOKABLE bool saveTrace(const QString& pathOrUrl);
+    Q_INVOKABLE bool exportCsv(const QString& pathOrUrl);
+    Q_INVOKABLE void startReplay();
+    Q_INVOKABLE void stopReplay();
+    Q_INVOKABLE void setViewStep(int step);  // both runs in lock-step
+    Q_INVOKABLE void clearError();
+    Q_INVOKABLE QString toLocalPath(const QString& pathOrUrl) const;
+    Q_INVOKABLE QString issueFor(const QString& key) const;  // the first issue naming `key`
+    Q_INVOKABLE void reportError(const QString& message) { setError(message); }
+
+    void applyFrame();  // the frame tick (public for tests)
+
+Q_SIGNALS:
+    void modelChanged();
+    void loadingChanged();
+    void runningChanged();
+    void statusChanged();
+    void errorChanged();
+    void promptChanged();
+    void chatChanged();
+    void settingsChanged();
+    void issuesChanged();
+    void compareModeChanged();
+    void compareSummaryChanged();
+    void replayingChanged();
+    void replaySpeedChanged();
+    void framesAppliedChanged();
+    // A run (or compare pair, or an opened trace) is complete and shown: automation hooks here.
+    void runCompleted(bool ok);
+
+private:
+    void onModelLoaded(quint64 ticket, const ModelInfo& info);
+    void onModelLoadFailed(quint64 ticket, const QString& error);
+    void onRunStarted(quint64 runId, const TraceHeaderPtr& header, const QStringList& warnings);
+    void onStepReady(quint64 runId, const StepTracePtr& step);
+    void onRunFinished(quint64 runId, const TraceSummaryPtr& summary, bool cancelled);
+    void onRunFailed(quint64 runId, const QString& error);
+    void onValidated(quint64 requestId, const QVariantList& issues, int promptLength);
+    void startRunInto(RunView* view, const QVariantMap& settings);
+    void requestValidation();
+    void updateCompareSummary();
+    void replayTick();
+    void setStatus(const QString& s);
+    void setError(const QString& e);
+    void setRunning(bool running, bool paused);
+    void saveSettings() const;
+    void loadSettings();
+    void buildCatalogue();
+    int matchPreset(const QVariantMap& s) const;
+
+    Options options_;
+    QThread thread_;
+    DecodeWorker* worker_ = nullptr;
+    RunView run_, compare_;
+    ModelInfo model_;
+    bool model_loaded_ = false, loading_ = false;
+    QString loading_what_;
+    quint64 load_ticket_ = 0, run_counter_ = 0, validation_counter_ = 0;
+    QHash<quint64, RunView*> run_targets_;
+    quint64 compare_b_pending_ = 0;  // run A of a compare pair; B starts when it finishes
+    bool running_ = false, paused_ = false;
+    QString status_, error_, prompt_;
+    bool chat_ = true;
+    QVariantMap settings_, compare_settings_;
+    QVariantList issues_;
+    bool validated_ = false;
+    QVariantList presets_, parameters_;
+    QStringList strategies_;
+    int preset_index_ = 0, compare_preset_index_ = 1;
+    bool compare_mode_ = false;
+    QVariantMap compare_summary_;
+    QTimer frame_timer_, validate_timer_, replay_timer_;
+    double replay_speed_ = 20;
+    int frames_applied_ = 0;
+};

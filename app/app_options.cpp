@@ -1,0 +1,61 @@
+#include "app_options.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+
+AppOptions parseAppOptions(const QStringList& arguments) {
+    QCommandLineParser p;
+    p.setApplicationDescription(QStringLiteral("dlmscope: watch masked diffusion language models decode"));
+    p.addHelpOption();
+    p.addVersionOption();
+    const QCommandLineOption model({"m", "model"}, "Checkpoint folder to open.", "DIR");
+    const QCommandLineOption prompt("prompt", "Prompt text.", "TEXT");
+    const QCommandLineOption trace("trace", "Open a recorded NDJSON trace (replays without a model).", "FILE");
+    const QCommandLineOption shot("screenshot", "Save a PNG of the window when the run completes.", "FILE");
+    const QCommandLineOption set("set", "Decode setting for this launch (repeatable).", "KEY=VALUE");
+    const QCommandLineOption cset("compare-set", "Setting of compare run B (repeatable).", "KEY=VALUE");
+    const QCommandLineOption autorun("autorun", "Start decoding as soon as the model is loaded.");
+    const QCommandLineOption compare("compare", "Run A then B on the same prompt and seed (compare mode).");
+    const QCommandLineOption quit("quit-when-done", "Quit when the run (and screenshot) is done.");
+    const QCommandLineOption inspect("inspect", "Open the inspector on a generated position.", "POS");
+    const QCommandLineOption fresh("no-restore", "Ignore the settings saved by earlier sessions.");
+    p.addOptions({model, prompt, trace, shot, set, cset, autorun, compare, quit, inspect, fresh});
+    AppOptions o;
+    if (!p.parse(arguments)) {
+        o.error = p.errorText();
+        return o;
+    }
+    if (p.isSet("help")) p.showHelp(0);
+    if (p.isSet("version")) p.showVersion();
+    o.modelDir = p.value(model);
+    o.prompt = p.value(prompt);
+    o.tracePath = p.value(trace);
+    o.screenshotPath = p.value(shot);
+    o.settings = p.values(set);
+    o.compareSettings = p.values(cset);
+    o.autorun = p.isSet(autorun);
+    o.compare = p.isSet(compare);
+    o.quitWhenDone = p.isSet(quit);
+    o.fresh = p.isSet(fresh);
+    if (p.isSet(inspect)) {
+        bool ok = false;
+        o.inspect = p.value(inspect).toInt(&ok);
+        if (!ok || o.inspect < 0) o.error = QStringLiteral("--inspect expects a position >= 0, got '%1'").arg(p.value(inspect));
+    }
+    for (const auto& kv : o.settings + o.compareSettings)
+        if (!kv.contains('=')) o.error = QStringLiteral("--set expects KEY=VALUE, got '%1'").arg(kv);
+    return o;
+}
+
+QString defaultModelDir(const QString& applicationDir) {
+    const QStringList candidates = {
+        applicationDir + "/../../resources/models/tiny-mdlm",     // build/app/dlmscope in the repo
+        applicationDir + "/../resources/models/tiny-mdlm",
+        applicationDir + "/../share/dlmscope/models/tiny-mdlm",   // installed
+        QStringLiteral(DLM_SOURCE_DIR "/resources/models/tiny-mdlm"),
+    };
+    for (const auto& c : candidates)
+        if (QFileInfo::exists(c + "/config.json")) return QDir::cleanPath(c);
+    return QDir::cleanPath(candidates.back());
+}

@@ -1,0 +1,25 @@
+#pragma once
+// Command-line options of the app (automation: tools/dev.sh run, tests, screenshots).
+#include <QString>
+#include <QStringList>
+
+class QCoreApplication;
+
+struct AppOptions {
+    QString modelDir;        // --model DIR (default: the embedded tiny model)
+    QString prompt;          // --prompt TEXT (default: the saved / built-in prompt)
+    QString tracePath;       // --trace FILE: open a recorded trace (no model needed)
+    QString screenshotPath;  // --screenshot FILE: grab the window when the run completes
+    QStringList settings;    // --set KEY=VALUE (repeatable): decode settings for this launch
+    QStringList compareSettings;  // --compare-set KEY=VALUE: run B of compare mode
+    bool autorun = false;       // --autorun: start decoding once the model is loaded
+    bool compare = false;       // --compare: run A then B and show compare mode
+    bool quitWhenDone = false;  // --quit-when-done
+    int inspect = -1;           // --inspect POS: open the inspector on a position
+    bool fresh = false;         // --no-restore: ignore saved settings
+    QString error;              // set when the arguments are invalid
+};
+
+AppOptions parseAppOptions(const QStringList& arguments);
+// The embedded default model: next to the executable's source tree or installed resources.
+QString defaultModelDir(const QString& applicationDir);

@@ -1,0 +1,69 @@
+#include "automation.h"
+
+#include <cstdio>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QQuickWindow>
+#include <QTimer>
+
+#include "app_controller.h"
+
+Automation::Automation(AppController* controller, QQuickWindow* window, AppOptions options, QObject* parent)
+    : QObject(parent), controller_(controller), window_(window), options_(std::move(options)) {
+    connect(controller_, &AppController::modelChanged, this, &Automation::onModelChanged);
+    connect(controller_, &AppController::runCompleted, this, &Automation::onRunCompleted);
+    connect(controller_, &AppController::errorChanged, this, [this] {
+        // A model that cannot be opened ends an automated launch (after the screenshot).
+        if (!controller_->errorString().isEmpty() && !controller_->running() && !controller_->modelLoaded() &&
+            options_.tracePath.isEmpty() && (options_.autorun || options_.quitWhenDone))
+            finish(false);
+    });
+}
+
+void Automation::start(const QString& modelDir) {
+    if (!options_.prompt.isEmpty()) controller_->setPrompt(options_.prompt);
+    for (const auto& kv : options_.settings) controller_->setSetting(kv.section('=', 0, 0), kv.section('=', 1));
+    if (options_.compare || !options_.compareSettings.isEmpty()) controller_->applyComparePreset(controller_->comparePresetIndex());
+    for (const auto& kv : options_.compareSettings) controller_->setCompareSetting(kv.section('=', 0, 0), kv.section('=', 1));
+    if (!options_.tracePath.isEmpty()) {
+        // A trace replays without a model; runCompleted fires from openTrace.
+        QTimer::singleShot(0, this, [this] { controller_->openTrace(options_.tracePath); });
+        return;
+    }
+    controller_->loadModel(modelDir);
+}
+
+void Automation::onModelChanged() {
+    if (started_ || !controller_->modelLoaded()) return;
+    if (!options_.autorun && !options_.compare) return;
+    started_ = true;
+    if (options_.compare) controller_->runCompare();
+    else controller_->runDecode();
+}
+
+void Automation::onRunCompleted(bool ok) {
+    if (options_.inspect >= 0 && window_)
+        QMetaObject::invokeMethod(window_, "openInspector", Q_ARG(QVariant, options_.inspect));
+    if (options_.screenshotPath.isEmpty() && !options_.quitWhenDone) return;
+    finish(ok);
+}
+
+void Automation::finish(bool ok) {
+    if (finished_) return;
+    finished_ = true;
+    // Give the scene graph a few frames to draw the last step (charts, heatmaps) first.
+    QTimer::singleShot(600, this, [this, ok] {
+        if (!options_.screenshotPath.isEmpty() && window_) {
+            const QString path = options_.screenshotPath;
+            const QFileInfo fi(path);
+            QDir().mkpath(fi.absolutePath());
+            if (!window_->grabWindow().save(path)) std::fprintf(stderr, "dlmscope: could not write %s\n", qPrintable(path));
+            else std::fprintf(stdout, "dlmscope: screenshot %s\n", qPrintable(fi.absoluteFilePath()));
+        }
+        if (!controller_->errorString().isEmpty()) std::fprintf(stderr, "dlmscope: %s\n", qPrintable(controller_->errorString()));
+        std::fflush(stdout);
+        if (options_.quitWhenDone) QCoreApplication::exit(ok && controller_->errorString().isEmpty() ? 0 : 1);
+    });
+}

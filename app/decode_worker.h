@@ -1,0 +1,73 @@
+#pragma once
+// The engine side of the app. A DecodeWorker lives on its own QThread (moveToThread) and is
+// reached only through queued calls; it owns the checkpoint, the backend and the running
+// DecodeSession. Every step is a separate queued invocation, so pause / step / stop requests and
+// validation requests are served between steps and Stop returns within one step.
+#include <atomic>
+#include <memory>
+
+#include <QObject>
+#include <QStringList>
+#include <QVariantMap>
+
+#include "trace_ptr.h"
+
+namespace dlm {
+struct Checkpoint;
+class Backend;
+class DecodeSession;
+}  // namespace dlm
+
+// What the GUI shows about the loaded model (a copyable value for queued signals).
+struct ModelInfo {
+    QString name, dir, family, tokenizer, summary;
+    int vocab = 0, maxSeqLen = 0;
+    bool chatTemplate = false;
+};
+Q_DECLARE_METATYPE(ModelInfo)
+
+class DecodeWorker : public QObject {
+    Q_OBJECT
+public:
+    explicit DecodeWorker(QObject* parent = nullptr);
+    ~DecodeWorker() override;
+
+    // Thread-safe (called from the GUI thread directly): take effect between steps.
+    void requestCancel();
+    void setPaused(bool paused) { paused_.store(paused); }
+    void cancelLoad(quint64 ticket) { cancelled_load_.store(ticket); }
+
+public Q_SLOTS:
+    void loadModel(quint64 ticket, const QString& dir);
+    // settings: DecodeSettings keys (and "<strategy>.<name>" params) -> value text.
+    void startRun(quint64 runId, const QString& prompt, const QVariantMap& settings, bool chat);
+    void resume();   // continue after a pause
+    void stepOnce(); // run exactly one step while paused
+    void validate(quint64 requestId, const QString& prompt, const QVariantMap& settings, bool chat);
+    void shutdown();  // drop the session and the model (before the thread quits)
+
+Q_SIGNALS:
+    void modelLoaded(quint64 ticket, const ModelInfo& info);
+    void modelLoadFailed(quint64 ticket, const QString& error);
+    void runStarted(quint64 runId, const TraceHeaderPtr& header, const QStringList& warnings);
+    void stepReady(quint64 runId, const StepTracePtr& step);
+    void runFinished(quint64 runId, const TraceSummaryPtr& summary, bool cancelled);
+    void runFailed(quint64 runId, const QString& error);
+    // issues: {severity: "error"|"warning", key, message}
+    void validated(quint64 requestId, const QVariantList& issues, int promptLength);
+
+private:
+    void scheduleStep();
+    void runOneStep();
+    void finishRun(bool cancelled);
+
+    std::unique_ptr<dlm::Checkpoint> checkpoint_;
+    std::unique_ptr<dlm::Backend> backend_;
+    std::unique_ptr<dlm::DecodeSession> session_;
+    quint64 run_id_ = 0;
+    bool step_scheduled_ = false;
+    int single_steps_ = 0;  // steps granted while paused
+    std::atomic<bool> paused_{false};
+    std::atomic<bool> cancel_{false};
+    std::atomic<quint64> cancelled_load_{0};
+};

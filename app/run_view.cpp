@@ -1,0 +1,194 @@
+#include "run_view.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "cell_style.h"
+
+RunView::RunView(QObject* parent) : QObject(parent) {}
+
+int RunView::plannedSteps() const {
+    const auto& h = history_.header();
+    return h ? std::max(h->steps, history_.stepCount()) : history_.stepCount();
+}
+
+int RunView::blockLength() const {
+    const auto& h = history_.header();
+    return h ? h->block_length : 0;
+}
+
+void RunView::begin(TraceHeaderPtr header) {
+    history_.reset(std::move(header));
+    flushed_ = 0;
+    view_step_ = -1;
+    stats_.clear();
+    canvas_.resetLayout(history_.positionCount(), blockLength());
+    setFollowing(true);
+    Q_EMIT runReset();
+    Q_EMIT stepCountChanged();
+    Q_EMIT viewStepChanged();
+    Q_EMIT summaryChanged();
+}
+
+void RunView::clear() { begin(nullptr); }
+
+void RunView::record(StepTracePtr step) {
+    if (!history_.header()) {  // a trace without a header line is refused by the reader; be safe
+        auto h = std::make_shared<dlm::TraceHeader>();
+        h->gen_length = int(step->positions.size());
+        begin(h);
+    }
+    history_.append(std::move(step));
+    Q_EMIT stepsRecorded();
+}
+
+void RunView::finish(TraceSummaryPtr summary) {
+    history_.setSummary(std::move(summary));
+    Q_EMIT summaryChanged();
+    Q_EMIT viewStepChanged();  // the answer text switches to the decoded summary text
+}
+
+void RunView::flush() {
+    if (flushed_ == history_.stepCount()) return;
+    if (history_.positionCount() != canvas_.rowCount()) canvas_.resetLayout(history_.positionCount(), blockLength());
+    stats_.syncTo(history_);
+    flushed_ = history_.stepCount();
+    Q_EMIT stepCountChanged();
+    if (following_) {
+        view_step_ = flushed_ - 1;
+        canvas_.show(history_.stepPtr(view_step_));
+        Q_EMIT viewStepChanged();
+    }
+}
+
+void RunView::setViewStep(int step) {
+    step = std::clamp(step, -1, flushed_ - 1);
+    if (step == view_step_) return;
+    view_step_ = step;
+    canvas_.show(step >= 0 ? history_.stepPtr(step) : nullptr);
+    setFollowing(step == flushed_ - 1 && !complete());
+    Q_EMIT viewStepChanged();
+}
+
+void RunView::setFollowing(bool f) {
+    if (f == following_) return;
+    following_ = f;
+    Q_EMIT followingChanged();
+    if (f && flushed_ > 0 && view_step_ != flushed_ - 1) {
+        view_step_ = flushed_ - 1;
+        canvas_.show(history_.stepPtr(view_step_));
+        Q_EMIT viewStepChanged();
+    }
+}
+
+QString RunView::title() const {
+    const auto& h = history_.header();
+    if (!h) return {};
+    return QString::fromStdString(h->model.empty() ? std::string("trace") : h->model) + " · " + strategy();
+}
+
+QString RunView::strategy() const {
+    const auto& h = history_.header();
+    return h ? QString::fromStdString(h->strategy) : QString();
+}
+
+QString RunView::promptText() const {
+    const auto& h = history_.header();
+    return h ? QString::fromStdString(h->prompt) : QString();
+}
+
+QVariantList RunView::promptPieces() const {
+    QVariantList out;
+    const auto& h = history_.header();
+    if (!h) return out;
+    for (const auto& p : h->prompt_pieces) {
+        const bool special = cell_style::looksSpecial(p);
+        out.push_back(QVariantMap{{"text", cell_style::displayToken(p, special).text}, {"special", special}});
+    }
+    return out;
+}
+
+QString RunView::settingsText() const {
+    const auto& h = history_.header();
+    if (!h) return {};
+    QStringList parts;
+    for (const auto& [k, v] : h->settings) parts << QString::fromStdString(k + "=" + v);
+    return parts.join(QStringLiteral("  "));
+}
+
+QString RunView::textAt(int step) const {
+    if (step < 0 || step >= history_.stepCount()) return {};
+    std::string text;
+    for (const auto& p : history_.step(step).positions)
+        text += p.state == dlm::PosState::Masked ? std::string("_") : p.text;
+    return QString::fromUtf8(text.data(), qsizetype(text.size()));
+}
+
+QString RunView::answerText() const {
+    if (complete() && view_step_ == history_.stepCount() - 1) return QString::fromStdString(history_.summary()->text);
+    return textAt(view_step_);
+}
+
+QVariantMap RunView::totals() const {
+    QVariantMap m;
+    if (view_step_ < 0) return m;
+    const auto& t = history_.totals(view_step_);
+    const auto& s = history_.step(view_step_);
+    m["step"] = view_step_;
+    m["block"] = s.block;
+    m["paperFlops"] = t.paper_flops;
+    m["denseFlops"] = t.paper_flops_dense;
+    m["flopsRatio"] = t.flops_ratio();
+    m["wallMs"] = t.wall_ms;
+    m["unmasked"] = double(t.unmasked);
+    m["e2eTps"] = t.e2e_tps();
+    m["rows"] = s.rows_computed;
+    m["rowsTotal"] = s.rows_total;
+    m["stepWallMs"] = s.wall_ms;
+    return m;
+}
+
+QVariantMap RunView::positionDetails(int pos) const {
+    QVariantMap m;
+    if (pos < 0 || pos >= history_.positionCount() || view_step_ < 0) return m;
+    QVariantList conf, ent, kl, events, tops;
+    const dlm::PositionTrace* last = nullptr;
+    for (int i = 0; i <= view_step_; ++i) {
+        const auto& s = history_.step(i);
+        const dlm::PositionTrace* p = nullptr;
+        if (pos < int(s.positions.size()) && s.positions[size_t(pos)].pos == pos) p = &s.positions[size_t(pos)];
+        else
+            for (const auto& q : s.positions)
+                if (q.pos == pos) { p = &q; break; }
+        if (!p) continue;
+        last = p;
+        auto num = [](float v) { return std::isnan(v) ? QVariant() : QVariant(double(v)); };
+        conf.push_back(QVariantMap{{"step", i}, {"value", num(p->confidence)}});
+        ent.push_back(QVariantMap{{"step", i}, {"value", num(p->entropy)}});
+        kl.push_back(QVariantMap{{"step", i}, {"value", num(p->kl)}});
+        if (p->event != dlm::PosEvent::None)
+            events.push_back(QVariantMap{{"step", i}, {"event", cell_style::eventLabel(p->event)},
+                                         {"text", cell_style::displayToken(p->text, cell_style::looksSpecial(p->text)).text}});
+        QVariantList cands;
+        for (const auto& c : p->top)
+            cands.push_back(QVariantMap{{"id", c.id}, {"p", double(c.p)},
+                                        {"text", cell_style::displayToken(c.text, cell_style::looksSpecial(c.text)).text}});
+        tops.push_back(QVariantMap{{"step", i}, {"candidates", cands}});
+    }
+    m["pos"] = pos;
+    m["block"] = blockLength() > 0 ? pos / blockLength() : 0;
+    m["confidence"] = conf;
+    m["entropy"] = ent;
+    m["kl"] = kl;
+    m["events"] = events;
+    m["topk"] = tops;
+    m["revealStep"] = history_.revealStep(pos);
+    m["lockStep"] = history_.lockStep(pos);
+    if (last) {
+        m["text"] = cell_style::displayToken(last->text, cell_style::looksSpecial(last->text)).text;
+        m["token"] = last->token;
+        m["state"] = cell_style::stateLabel(last->state);
+        m["current"] = tops.isEmpty() ? QVariant() : tops.back();
+    }
+    return m;
+}

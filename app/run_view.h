@@ -1,0 +1,88 @@
+#pragma once
+// One run as the UI shows it: its recorded history, the canvas at the shown step, the per-step
+// statistics and the step being viewed (live: the newest; scrubbing: any past one). Steps are
+// recorded the moment they arrive and applied to the models at screen rate by flush().
+#include <QObject>
+#include <QVariantList>
+#include <QtQml/qqmlregistration.h>
+
+#include "canvas_model.h"
+#include "run_history.h"
+#include "step_stats_model.h"
+
+class RunView : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("RunView is owned by the AppController")
+    Q_PROPERTY(CanvasModel* canvas READ canvas CONSTANT)
+    Q_PROPERTY(StepStatsModel* stats READ stats CONSTANT)
+    Q_PROPERTY(int stepCount READ stepCount NOTIFY stepCountChanged)
+    Q_PROPERTY(int plannedSteps READ plannedSteps NOTIFY runReset)
+    Q_PROPERTY(int viewStep READ viewStep WRITE setViewStep NOTIFY viewStepChanged)
+    Q_PROPERTY(bool following READ following WRITE setFollowing NOTIFY followingChanged)
+    Q_PROPERTY(int positions READ positions NOTIFY runReset)
+    Q_PROPERTY(int blockLength READ blockLength NOTIFY runReset)
+    Q_PROPERTY(bool hasRun READ hasRun NOTIFY runReset)
+    Q_PROPERTY(bool complete READ complete NOTIFY summaryChanged)
+    Q_PROPERTY(QString title READ title NOTIFY runReset)
+    Q_PROPERTY(QString strategy READ strategy NOTIFY runReset)
+    Q_PROPERTY(QString promptText READ promptText NOTIFY runReset)
+    Q_PROPERTY(QVariantList promptPieces READ promptPieces NOTIFY runReset)
+    Q_PROPERTY(QString settingsText READ settingsText NOTIFY runReset)
+    Q_PROPERTY(QString answerText READ answerText NOTIFY viewStepChanged)
+    Q_PROPERTY(QVariantMap totals READ totals NOTIFY viewStepChanged)
+
+public:
+    explicit RunView(QObject* parent = nullptr);
+
+    CanvasModel* canvas() { return &canvas_; }
+    StepStatsModel* stats() { return &stats_; }
+    const RunHistory& history() const { return history_; }
+
+    // A new run (live or opened from a trace).
+    void begin(TraceHeaderPtr header);
+    void record(StepTracePtr step);  // cheap: stored now, shown at the next flush()
+    void finish(TraceSummaryPtr summary);
+    void clear();
+    // Applies what arrived since the last flush: new stats rows, the newest step if following.
+    void flush();
+
+    int stepCount() const { return history_.stepCount(); }
+    int plannedSteps() const;
+    int viewStep() const { return view_step_; }
+    void setViewStep(int step);
+    bool following() const { return following_; }
+    void setFollowing(bool f);
+    int positions() const { return history_.positionCount(); }
+    int blockLength() const;
+    bool hasRun() const { return bool(history_.header()); }
+    bool complete() const { return bool(history_.summary()); }
+    QString title() const;
+    QString strategy() const;
+    QString promptText() const;
+    QVariantList promptPieces() const;
+    QString settingsText() const;
+    QString answerText() const;
+    QVariantMap totals() const;
+
+    // Everything the inspector shows about a position up to the viewed step.
+    Q_INVOKABLE QVariantMap positionDetails(int pos) const;
+    // The text of the generated region at a step (masks as '_'), for diffs and exports.
+    QString textAt(int step) const;
+
+Q_SIGNALS:
+    void runReset();
+    void stepCountChanged();
+    void viewStepChanged();
+    void followingChanged();
+    void summaryChanged();
+    void stepsRecorded();  // new steps stored (before the next flush)
+
+private:
+    RunHistory history_;
+    CanvasModel canvas_;
+    StepStatsModel stats_;
+    int view_step_ = -1;
+    bool following_ = true;
+    int flushed_ = 0;
+};

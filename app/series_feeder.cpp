@@ -1,0 +1,66 @@
+#include "series_feeder.h"
+
+#include <QXYSeries>
+
+SeriesFeeder::SeriesFeeder(QObject* parent) : QObject(parent) {}
+
+QObject* SeriesFeeder::series() const { return series_.data(); }
+
+void SeriesFeeder::setStats(StepStatsModel* s) {
+    if (s == stats_) return;
+    if (stats_) disconnect(stats_, nullptr, this, nullptr);
+    stats_ = s;
+    if (stats_) {
+        connect(stats_, &StepStatsModel::rowsAppended, this, &SeriesFeeder::append);
+        connect(stats_, &QAbstractItemModel::modelReset, this, &SeriesFeeder::refill);
+    }
+    refill();
+    Q_EMIT statsChanged();
+}
+
+void SeriesFeeder::setSeries(QObject* s) {
+    auto* xy = qobject_cast<QXYSeries*>(s);
+    if (xy == series_) return;
+    series_ = xy;
+    refill();
+    Q_EMIT seriesChanged();
+}
+
+void SeriesFeeder::setRole(const QString& r) {
+    if (r == role_) return;
+    role_ = r;
+    refill();
+    Q_EMIT roleChanged();
+}
+
+void SeriesFeeder::setScale(double s) {
+    if (qFuzzyCompare(s, scale_)) return;
+    scale_ = s;
+    refill();
+    Q_EMIT scaleChanged();
+}
+
+int SeriesFeeder::roleId() const {
+    if (!stats_) return -1;
+    return stats_->roleNames().key(role_.toUtf8(), -1);
+}
+
+void SeriesFeeder::refill() {
+    if (!series_) return;
+    series_->clear();
+    points_ = 0;
+    if (stats_ && stats_->count() > 0) append(0, stats_->count() - 1);
+    else Q_EMIT pointsChanged();
+}
+
+void SeriesFeeder::append(int first, int last) {
+    const int role = roleId();
+    if (!series_ || role < 0) return;
+    QList<QPointF> pts;
+    pts.reserve(last - first + 1);
+    for (int i = first; i <= last; ++i)
+        pts.append(QPointF(stats_->value(i, StepStatsModel::StepRole), stats_->value(i, role) * scale_));
+    series_->append(pts);
+    points_ += int(pts.size());
+    Q_EMIT pointsChanged();
+}

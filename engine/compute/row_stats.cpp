@@ -1,0 +1,246 @@
+// The per-row statistics of one logits row (row_stats.h). Accumulations are in double so that
+// entropies and KLs of 150k-way distributions are not dominated by float rounding.
+#include "compute/row_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+#include "util/counter_rng.h"
+#include "util/error.h"
+
+namespace dlm {
+
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+// KL(p_t || p_prev) needs log p_prev; a previous posterior that underflowed to 0 is treated as
+// 1e-30 so the KL stays finite (it is then dominated by that token, as it should be).
+constexpr double kPrevFloor = 1e-30;
+
+// Softmax summary of `z` (entries may be -inf): max, log-sum-exp, argmax.
+struct Softmax {
+    double max = kNegInf;
+    double lse = kNegInf;
+    int32_t argmax = -1;
+};
+
+Softmax softmax_summary(std::span<const double> z, std::span<const int32_t> support) {
+    Softmax s;
+    for (int32_t i : support) {
+        if (z[i] > s.max) {
+            s.max = z[i];
+            s.argmax = i;
+        }
+    }
+    if (s.argmax < 0) return s;
+    double sum = 0.0;
+    for (int32_t i : support) sum += std::exp(z[i] - s.max);
+    s.lse = s.max + std::log(sum);
+    return s;
+}
+
+// Orders ids by descending value, ties by ascending id: a strict total order, so partial sorts
+// and full sorts agree and the result never depends on the algorithm.
+struct ByValueDesc {
+    const double* v;
+    bool operator()(int32_t a, int32_t b) const { return v[a] > v[b] || (v[a] == v[b] && a < b); }
+};
+
+// Sorts the `count` best of `ids` to the front (in order) in O(V log count).
+void sort_best(std::vector<int32_t>& ids, std::size_t count, const double* values) {
+    count = std::min(count, ids.size());
+    std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(count), ids.end(), ByValueDesc{values});
+}
+
+// Per-thread work arrays: a row of a 150k vocabulary needs several V-sized arrays, and
+// allocating them per row would page-fault fresh memory on every call.
+struct Scratch {
+    std::vector<double> l, p, z, q, u;
+    std::vector<int32_t> all, ids, kept;
+};
+
+Scratch& scratch() {
+    thread_local Scratch s;
+    return s;
+}
+
+}  // namespace
+
+RowStats compute_row_stats(std::span<const float> logits, int32_t position, const RowStatsRequest& req,
+                           std::span<const float> prev, std::span<float> posterior_out) {
+    const std::size_t V = logits.size();
+    if (V == 0) throw Error("row statistics: empty logits row");
+    if (!prev.empty() && prev.size() != V)
+        throw Error("row statistics: previous posterior of position " + std::to_string(position) + " has " +
+                    std::to_string(prev.size()) + " entries, the vocabulary has " + std::to_string(V));
+    if (!posterior_out.empty() && posterior_out.size() != V)
+        throw Error("row statistics: posterior buffer has " + std::to_string(posterior_out.size()) +
+                    " entries, the vocabulary has " + std::to_string(V));
+    const SamplingParams& sp = req.sampling;
+    if (!(sp.temperature >= 0.0) || !std::isfinite(sp.temperature))
+        throw Error("sampling temperature must be >= 0, got " + std::to_string(sp.temperature));
+    if (!(sp.top_p > 0.0 && sp.top_p <= 1.0))
+        throw Error("top_p must be in (0, 1], got " + std::to_string(sp.top_p));
+    if (sp.top_k < 0) throw Error("top_k must be >= 0 (0 = off), got " + std::to_string(sp.top_k));
+
+    Scratch& w = scratch();
+    // Raw logits with suppressed ids at -inf.
+    std::vector<double>& l = w.l;
+    l.resize(V);
+    for (std::size_t i = 0; i < V; ++i) l[i] = logits[i];
+    for (int32_t id : req.suppress_ids) {
+        if (id < 0 || static_cast<std::size_t>(id) >= V)
+            throw Error("suppressed token id " + std::to_string(id) + " is outside the vocabulary (0.." +
+                        std::to_string(V - 1) + ")");
+        l[id] = kNegInf;
+    }
+    for (std::size_t i = 0; i < V; ++i)
+        if (std::isnan(l[i]) || l[i] == std::numeric_limits<double>::infinity())
+            throw Error("logits of position " + std::to_string(position) + " contain NaN or +inf (token " +
+                        std::to_string(i) + ")");
+
+    std::vector<int32_t>& all = w.all;
+    if (all.size() != V) {
+        all.resize(V);
+        std::iota(all.begin(), all.end(), 0);
+    }
+    const Softmax raw = softmax_summary(l, all);
+    if (raw.argmax < 0)
+        throw Error("every token of position " + std::to_string(position) + " is suppressed; nothing to sample");
+
+    RowStats s;
+    s.position = position;
+    s.argmax = raw.argmax;
+    s.lse = static_cast<float>(raw.lse);
+
+    // Raw posterior, entropy, KL, runner-up.
+    std::vector<double>& p = w.p;
+    p.resize(V);
+    double entropy = 0.0, kl = 0.0, second = 0.0;
+    for (std::size_t i = 0; i < V; ++i) {
+        if (l[i] == kNegInf) {
+            p[i] = 0.0;
+            continue;
+        }
+        const double logp = l[i] - raw.lse;
+        p[i] = std::exp(logp);
+        entropy -= p[i] * logp;
+        if (!prev.empty()) kl += p[i] * (logp - std::log(std::max(static_cast<double>(prev[i]), kPrevFloor)));
+        if (static_cast<int32_t>(i) != raw.argmax) second = std::max(second, p[i]);
+    }
+    s.p_max = static_cast<float>(p[raw.argmax]);
+    s.p_second = static_cast<float>(second);
+    s.entropy = static_cast<float>(std::max(entropy, 0.0));
+    // Rounding of the stored float posterior can push a true ~0 KL a hair below zero.
+    if (!prev.empty()) s.kl_prev = static_cast<float>(std::max(kl, 0.0));
+    for (std::size_t i = 0; i < posterior_out.size(); ++i) posterior_out[i] = static_cast<float>(p[i]);
+
+    // Display candidates.
+    if (req.display_top_k > 0) {
+        std::vector<int32_t>& ids = w.ids;
+        ids.assign(all.begin(), all.end());
+        const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(req.display_top_k), V);
+        sort_best(ids, k, p.data());
+        s.top.reserve(k);
+        for (std::size_t j = 0; j < k; ++j) s.top.push_back({ids[j], static_cast<float>(p[ids[j]])});
+    }
+
+    if (sp.temperature == 0.0) {
+        // Greedy: the processed distribution is the raw one.
+        s.sampled = raw.argmax;
+        s.sampled_p_raw = s.p_max;
+        s.sampled_p_proc = s.p_max;
+        s.p_max_proc = s.p_max;
+        s.p_second_proc = s.p_second;
+        s.entropy_proc = s.entropy;
+        return s;
+    }
+
+    // Tempered logits over the support (finite entries).
+    std::vector<double>& z = w.z;
+    z.assign(V, kNegInf);
+    std::vector<int32_t>& kept = w.kept;
+    kept.clear();
+    for (std::size_t i = 0; i < V; ++i) {
+        if (l[i] == kNegInf) continue;
+        z[i] = l[i] / sp.temperature;
+        kept.push_back(static_cast<int32_t>(i));
+    }
+    // Top-k: the k largest tempered logits (ties broken by the lower id).
+    if (sp.top_k > 0 && static_cast<std::size_t>(sp.top_k) < kept.size()) {
+        sort_best(kept, static_cast<std::size_t>(sp.top_k), z.data());
+        kept.resize(static_cast<std::size_t>(sp.top_k));
+    }
+    // Top-p: the smallest most-probable set whose mass reaches top_p (always >= 1 token). The
+    // prefix is sorted in growing chunks so that a peaked distribution costs O(V), not O(V log V).
+    if (sp.top_p < 1.0) {
+        const Softmax t = softmax_summary(z, kept);
+        std::vector<double>& q = w.q;
+        q.assign(V, 0.0);
+        for (int32_t i : kept) q[i] = std::exp(z[i] - t.lse);
+        std::size_t chunk = 64, keep = kept.size();
+        for (;;) {
+            const std::size_t n = std::min(chunk, kept.size());
+            sort_best(kept, n, q.data());
+            double cum = 0.0;
+            std::size_t j = 0;
+            for (; j < n; ++j) {
+                cum += q[kept[j]];
+                if (cum >= sp.top_p) break;
+            }
+            if (j < n) {
+                keep = j + 1;
+                break;
+            }
+            if (n == kept.size()) {  // rounding: the whole support sums just below top_p
+                keep = n;
+                break;
+            }
+            chunk *= 8;
+        }
+        kept.resize(keep);
+    }
+
+    // Processed distribution over `kept`, then Gumbel-max.
+    const Softmax proc = softmax_summary(z, kept);
+    const CounterRng rng(req.seed, rng_stream::kSampling);
+    // One uniform per token id (draw = id), so a token's noise does not depend on what else was
+    // kept. When most tokens are kept, draw them in bulk (two per Philox block).
+    const bool bulk = kept.size() * 4 > V;
+    if (bulk) {
+        w.u.resize(V);
+        rng.fill_uniform(static_cast<uint64_t>(req.step), static_cast<uint64_t>(position), 0, w.u);
+    }
+    int32_t best = -1;
+    double best_score = kNegInf, pmax = 0.0, psecond = 0.0, ent = 0.0;
+    for (int32_t i : kept) {
+        const double logq = z[i] - proc.lse;
+        const double q = std::exp(logq);
+        ent -= q * logq;
+        if (q > pmax) {
+            psecond = pmax;
+            pmax = q;
+        } else if (q > psecond) {
+            psecond = q;
+        }
+        const double u = bulk ? w.u[static_cast<std::size_t>(i)]
+                              : rng.uniform(static_cast<uint64_t>(req.step), static_cast<uint64_t>(position),
+                                            static_cast<uint64_t>(i));
+        const double score = z[i] - std::log(-std::log(u));
+        if (score > best_score || (score == best_score && i < best)) {
+            best_score = score;
+            best = i;
+        }
+    }
+    s.sampled = best;
+    s.sampled_p_raw = static_cast<float>(p[best]);
+    s.sampled_p_proc = static_cast<float>(std::exp(z[best] - proc.lse));
+    s.p_max_proc = static_cast<float>(pmax);
+    s.p_second_proc = static_cast<float>(psecond);
+    s.entropy_proc = static_cast<float>(std::max(ent, 0.0));
+    return s;
+}
+
+}  // namespace dlm

@@ -1,0 +1,44 @@
+#pragma once
+// Ranking masked positions for commit: the confidence measures of the reference samplers and
+// the EOS deferral of confidence_eos_eot_inf, shared by every unmask policy.
+#include <cstdint>
+#include <vector>
+
+#include "compute/row_stats.h"
+#include "decode/decode_settings.h"
+#include "decode/unmask_policy.h"
+
+namespace dlm {
+
+// What "confidence" means for an unmask rule (research/strategies.md §1.2, §2.3).
+enum class ConfidenceMeasure {
+    SampledProb,  // p of the sampled token (LLaDA low_confidence, Dream maskgit_plus)
+    Margin,       // top-1 p - top-2 p (Dream topk_margin)
+    NegEntropy,   // -entropy (Dream entropy)
+};
+
+// Reads the measure from the raw (T = 1) or processed (temperature/top-k/top-p) distribution.
+// NaN statistics rank last (-inf).
+double confidence_value(const RowStats& s, ConfidenceMeasure measure, ConfidenceSource source);
+
+// confidence_eos_eot_inf as intended (LLaDA PR #139): EOS and EoT may be sampled, but positions
+// that sampled them are committed only after every other candidate.
+struct EosDeferral {
+    bool active = false;
+    int32_t eos = -1;
+    int32_t eot = -1;
+    bool defers(int32_t token) const { return active && token >= 0 && (token == eos || token == eot); }
+};
+
+struct RankedCandidate {
+    int32_t pos = -1;
+    int32_t token = -1;
+    double key = 0.0;       // higher commits first
+    bool deferred = false;  // deferred candidates rank after all others
+};
+
+// The k best candidates (all if k >= size): not deferred first, then higher key, then lower
+// position (torch.topk's tie order on the reference's left-to-right layout). Reorders `c`.
+std::vector<Commit> take_best(std::vector<RankedCandidate>& c, int k);
+
+}  // namespace dlm

@@ -1,0 +1,307 @@
+#include "decode/decode_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
+
+#include "decode/decode_canvas.h"
+#include "decode/flops.h"
+#include "decode/strategy.h"
+#include "text/chat_template.h"
+#include "util/error.h"
+
+#ifndef DLM_VERSION
+#define DLM_VERSION "dev"
+#endif
+
+namespace dlm {
+
+// Buffers reused every step so that a step allocates nothing vocabulary-sized.
+struct DecodeSession::Runtime {
+    int items = 1;  // 2 with classifier-free guidance
+    bool track_kl = false;
+    std::vector<std::unique_ptr<KvCache>> caches;
+    std::unique_ptr<PosteriorStore> posteriors;
+    std::vector<int32_t> suppress;
+    std::vector<int32_t> uncond_tokens;  // CFG: the canvas with every prompt position masked
+    std::vector<int32_t> rows, head_rows, head_index, stat_positions;
+    std::vector<uint8_t> computed;
+    std::vector<RowStats> stats;
+    std::vector<const RowStats*> by_pos;
+    std::unordered_map<int32_t, std::string> text_cache;
+
+    const std::string& text(const Tokenizer& tok, int32_t id) {
+        auto it = text_cache.find(id);
+        if (it == text_cache.end()) it = text_cache.emplace(id, tok.token_text(id)).first;
+        return it->second;
+    }
+};
+
+namespace {
+
+std::vector<SettingsIssue> errors_only(const std::vector<SettingsIssue>& issues) {
+    std::vector<SettingsIssue> out;
+    for (const auto& i : issues)
+        if (i.is_error()) out.push_back(i);
+    return out;
+}
+
+}  // namespace
+
+DecodeSession::DecodeSession(Backend& backend, const Tokenizer& tokenizer, const ModelConfig& config,
+                             std::vector<int32_t> prompt_ids, DecodeSettings settings, DecodeLabels labels)
+    : backend_(backend),
+      tokenizer_(tokenizer),
+      config_(config),
+      settings_(std::move(settings)),
+      labels_(std::move(labels)),
+      rt_(std::make_unique<Runtime>()) {
+    const int prompt_len = static_cast<int>(prompt_ids.size());
+    auto issues = validate(settings_, config_, prompt_len);
+    if (has_errors(issues)) throw Error("cannot decode with these settings:\n" + format_issues(errors_only(issues)));
+    for (std::size_t i = 0; i < prompt_ids.size(); ++i) {
+        const int32_t id = prompt_ids[i];
+        if (id < 0 || id >= config_.vocab_size)
+            throw Error("prompt token " + std::to_string(i) + " has id " + std::to_string(id) +
+                        ", outside the model's vocabulary [0, " + std::to_string(config_.vocab_size) + ")");
+        if (id == config_.mask_token_id)
+            issues.push_back({SettingsIssue::Severity::Warning, "",
+                              "the prompt contains the mask token at position " + std::to_string(i) +
+                                  "; it stays fixed (prompt positions are never decoded)"});
+    }
+    if (backend_.config().vocab_size != config_.vocab_size || backend_.config().d_model != config_.d_model)
+        throw Error("decode session: the backend runs a different model than the config given");
+
+    strategy_ = std::make_unique<Strategy>(make_strategy(settings_, config_, prompt_len));
+    issues.insert(issues.end(), strategy_->issues.begin(), strategy_->issues.end());
+    warnings_ = std::move(issues);
+
+    canvas_ = std::make_unique<DecodeCanvas>(std::move(prompt_ids), settings_.gen_length, config_.mask_token_id);
+    const int n = canvas_->size();
+
+    Runtime& rt = *rt_;
+    rt.items = settings_.cfg_scale > 0 ? 2 : 1;
+    for (int i = 0; i < rt.items; ++i) rt.caches.push_back(backend_.make_cache(n));
+    rt.track_kl = effective_track_kl(settings_, config_, prompt_len) || strategy_->compute->needs_posteriors();
+    if (rt.track_kl) rt.posteriors = backend_.make_posterior_store(n);
+    if (settings_.eos == EosPolicy::LogitsEosInf) rt.suppress.push_back(config_.eos_token_id);
+    rt.computed.assign(static_cast<std::size_t>(n), 0);
+    rt.by_pos.assign(static_cast<std::size_t>(n), nullptr);
+    if (rt.items == 2) {
+        rt.uncond_tokens.assign(canvas_->tokens().begin(), canvas_->tokens().end());
+        std::fill(rt.uncond_tokens.begin(), rt.uncond_tokens.begin() + canvas_->prompt_length(), config_.mask_token_id);
+    }
+    totals_.steps = 0;
+}
+
+DecodeSession::~DecodeSession() = default;
+
+bool DecodeSession::finished() const { return strategy_->unmask->done(step_, *canvas_); }
+int DecodeSession::planned_steps() const { return strategy_->unmask->planned_steps(); }
+int DecodeSession::prompt_length() const { return canvas_->prompt_length(); }
+int DecodeSession::canvas_length() const { return canvas_->size(); }
+int DecodeSession::masks_left() const { return canvas_->masks_left(); }
+
+std::vector<int32_t> DecodeSession::canvas() const {
+    return {canvas_->tokens().begin(), canvas_->tokens().end()};
+}
+
+StepTrace DecodeSession::step() {
+    if (finished()) throw Error("decode session: step() called after the run finished");
+    const auto t0 = std::chrono::steady_clock::now();
+    Runtime& rt = *rt_;
+    DecodeCanvas& cv = *canvas_;
+    const int n = cv.size();
+    const int prompt_len = cv.prompt_length();
+    cv.begin_step();
+
+    // 1. Which rows to compute, and which generated positions get statistics. A shifted-logit
+    //    model (Dream) predicts position p from output row p - 1.
+    strategy_->compute->plan_rows(step_, cv, rt.rows);
+    std::fill(rt.computed.begin(), rt.computed.end(), 0);
+    int32_t prev = -1;
+    for (int32_t r : rt.rows) {
+        if (r < 0 || r >= n || r <= prev)
+            throw Error("compute policy '" + std::string(strategy_->compute->name()) +
+                        "' planned rows that are not ascending, unique positions of the canvas");
+        rt.computed[static_cast<std::size_t>(r)] = 1;
+        prev = r;
+    }
+    rt.head_rows.clear();
+    rt.head_index.clear();
+    rt.stat_positions.clear();
+    for (int p = prompt_len; p < n; ++p) {
+        const int src = config_.shifted_logits ? std::max(p - 1, 0) : p;
+        if (!rt.computed[static_cast<std::size_t>(src)]) continue;
+        if (rt.head_rows.empty() || rt.head_rows.back() != src) rt.head_rows.push_back(src);
+        rt.head_index.push_back(static_cast<int32_t>(rt.head_rows.size()) - 1);
+        rt.stat_positions.push_back(p);
+    }
+
+    // 2. Forward (the conditional canvas, plus the prompt-masked one for CFG).
+    std::vector<ForwardItem> batch(static_cast<std::size_t>(rt.items));
+    for (int i = 0; i < rt.items; ++i) {
+        ForwardItem& it = batch[static_cast<std::size_t>(i)];
+        it.tokens = i == 0 ? cv.tokens() : std::span<const int32_t>(rt.uncond_tokens);
+        it.rows = rt.rows;
+        it.head_rows = rt.head_rows;
+        it.cache = rt.caches[static_cast<std::size_t>(i)].get();
+    }
+    backend_.forward(batch);
+
+    // 3. Per-position statistics and sampled tokens.
+    RowStatsRequest req;
+    req.item = 0;
+    req.head_row_index = rt.head_index;
+    req.positions = rt.stat_positions;
+    req.sampling = {settings_.temperature, settings_.top_p, settings_.top_k};
+    req.seed = settings_.seed;
+    req.step = step_;
+    req.suppress_ids = rt.suppress;
+    if (rt.items == 2) {
+        req.cfg_uncond_item = 1;
+        req.cfg_scale = settings_.cfg_scale;
+    }
+    req.posteriors = rt.posteriors.get();
+    req.update_posteriors = true;
+    req.display_top_k = settings_.display_top_k;
+    rt.stats = backend_.row_stats(req);
+    if (rt.stats.size() != rt.stat_positions.size())
+        throw Error("backend '" + backend_.name() + "' returned " + std::to_string(rt.stats.size()) +
+                    " statistics rows for " + std::to_string(rt.stat_positions.size()) + " requested");
+    std::fill(rt.by_pos.begin(), rt.by_pos.end(), nullptr);
+    for (std::size_t i = 0; i < rt.stats.size(); ++i)
+        rt.by_pos[static_cast<std::size_t>(rt.stat_positions[i])] = &rt.stats[i];
+
+    // 4. Commit, revise, and let the compute policy react (lock/freeze).
+    const StepContext ctx{step_, settings_.seed, cv, rt.by_pos};
+    const std::vector<Commit> commits = strategy_->unmask->choose(ctx);
+    for (const Commit& c : commits) cv.unmask(c.pos, c.token, step_);
+    int remasks = 0, replacements = 0;
+    for (const Revision& r : strategy_->revision->revise(ctx)) {
+        if (r.kind == Revision::Kind::Remask) {
+            cv.remask(r.pos);
+            ++remasks;
+        } else {
+            cv.replace(r.pos, r.token);
+            ++replacements;
+        }
+    }
+    for (const StateChange& ch : strategy_->compute->after_step(ctx)) cv.set_state(ch.pos, ch.state, ch.event);
+    if (rt.items == 2) {
+        // The unconditional canvas follows every change of the generated region.
+        std::copy(cv.tokens().begin() + prompt_len, cv.tokens().end(), rt.uncond_tokens.begin() + prompt_len);
+    }
+
+    // 5. The trace.
+    StepTrace t;
+    t.step = step_;
+    t.block = strategy_->unmask->block_of_step(step_);
+    t.strategy = strategy_->name;
+    const int m = static_cast<int>(rt.rows.size());
+    t.rows_computed = m * rt.items;
+    t.rows_total = n * rt.items;
+    t.paper_flops = rt.items * paper_flops(config_, n, m);
+    t.paper_flops_dense = rt.items * paper_flops_dense(config_, n);
+    t.lm_head_flops = rt.items * lm_head_flops(config_, static_cast<int>(rt.head_rows.size()));
+    t.newly_unmasked = static_cast<int>(commits.size());
+    if (remasks) t.counters["remasks"] = remasks;
+    if (replacements) t.counters["replacements"] = replacements;
+    t.positions.resize(static_cast<std::size_t>(n - prompt_len));
+    for (int p = prompt_len; p < n; ++p) {
+        PositionTrace& pt = t.positions[static_cast<std::size_t>(p - prompt_len)];
+        pt.pos = p - prompt_len;
+        pt.state = cv.state(p);
+        pt.event = cv.event(p);
+        pt.token = cv.token(p);
+        pt.text = rt.text(tokenizer_, pt.token);
+        if (const RowStats* s = rt.by_pos[static_cast<std::size_t>(p)]) {
+            pt.confidence = s->p_max;
+            pt.entropy = s->entropy;
+            pt.kl = s->kl_prev;
+            pt.top.reserve(s->top.size());
+            for (const TokenProb& c : s->top) pt.top.push_back({c.id, c.p, rt.text(tokenizer_, c.id)});
+        }
+    }
+    t.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
+    totals_.steps += 1;
+    totals_.wall_s += t.wall_ms / 1000.0;
+    totals_.paper_flops += t.paper_flops;
+    totals_.paper_flops_dense += t.paper_flops_dense;
+    totals_.lm_head_flops += t.lm_head_flops;
+    totals_.guider_flops += t.guider_flops;
+    totals_.rows_computed += t.rows_computed;
+    totals_.rows_total += t.rows_total;
+    totals_.tokens_unmasked += t.newly_unmasked;
+    for (const auto& [k, v] : t.counters) totals_.counters[k] += v;
+    ++step_;
+    return t;
+}
+
+bool DecodeSession::run(const std::function<bool(const StepTrace&)>& on_step) {
+    while (!finished() && !cancel_.load()) {
+        StepTrace t = step();
+        if (on_step && !on_step(t)) break;
+    }
+    return finished();
+}
+
+TraceHeader DecodeSession::header() const {
+    TraceHeader h;
+    h.engine_version = DLM_VERSION;
+    h.model = labels_.model;
+    h.family = std::string(family_name(config_.family));
+    h.d_model = config_.d_model;
+    h.n_layers = config_.n_layers;
+    h.n_heads = config_.n_heads;
+    h.n_kv_heads = config_.n_kv_heads;
+    h.d_ff = config_.d_ff;
+    h.vocab_size = config_.vocab_size;
+    h.tokenizer = tokenizer_.kind();
+    h.backend = backend_.name();
+    h.prompt = labels_.prompt_text;
+    h.prompt_ids.assign(canvas_->tokens().begin(), canvas_->tokens().begin() + canvas_->prompt_length());
+    h.prompt_pieces.reserve(h.prompt_ids.size());
+    for (int32_t id : h.prompt_ids) h.prompt_pieces.push_back(tokenizer_.token_text(id));
+    h.mask_id = config_.mask_token_id;
+    h.gen_length = settings_.gen_length;
+    h.block_length = effective_block_length(settings_, config_);
+    h.steps = settings_.steps;
+    h.seed = settings_.seed;
+    h.strategy = strategy_->name;
+    // Auto values resolved, so the header says what actually ran and replays it under any model.
+    DecodeSettings resolved = settings_;
+    resolved.sampler = effective_sampler(settings_, config_);
+    resolved.confidence = effective_confidence(settings_, config_);
+    resolved.track_kl = rt_->track_kl ? TrackKl::On : TrackKl::Off;
+    h.settings = resolved.to_map();
+    return h;
+}
+
+TraceSummary DecodeSession::summary() const {
+    TraceSummary s = totals_;
+    std::vector<int32_t> answer;
+    for (int p = canvas_->prompt_length(); p < canvas_->size(); ++p) {
+        const int32_t id = canvas_->token(p);
+        if (id == config_.eos_token_id || (config_.eot_token_id >= 0 && id == config_.eot_token_id)) break;
+        if (id == config_.mask_token_id) continue;
+        answer.push_back(id);
+    }
+    s.text = tokenizer_.decode(answer, /*skip_special=*/true);
+    return s;
+}
+
+std::vector<int32_t> build_prompt(const ModelConfig& config, const Tokenizer& tokenizer, const std::string& user_text,
+                                  bool chat) {
+    if (user_text.empty()) throw Error("the prompt is empty; type some text to decode from");
+    const ChatTemplateKind kind = chat ? detect_chat_template(config, tokenizer) : ChatTemplateKind::None;
+    return apply_chat_template(kind, config, tokenizer, {ChatMessage{"user", user_text}});
+}
+
+std::vector<int32_t> build_prompt(const Checkpoint& checkpoint, const std::string& user_text, bool chat) {
+    if (!checkpoint.tokenizer) throw Error("checkpoint " + checkpoint.dir.string() + " has no tokenizer loaded");
+    return build_prompt(checkpoint.config(), *checkpoint.tokenizer, user_text, chat);
+}
+
+}  // namespace dlm

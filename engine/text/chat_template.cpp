@@ -1,0 +1,188 @@
+// Chat templates rebuilt in code (no Jinja). Special tokens go in by id, the text between them is
+// encoded with parse_special = false, so a user who types "<|eot_id|>" gets those characters,
+// not an end of turn. The text segments are cut exactly where the reference templates' rendered
+// strings are cut by their special tokens, so the ids equal the reference tokenization.
+#include "text/chat_template.h"
+
+#include <string_view>
+
+#include "util/error.h"
+
+namespace dlm {
+namespace {
+
+constexpr std::string_view kDreamSystem = "You are a helpful assistant.";
+constexpr std::string_view kQwenSystem = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
+
+const char* kind_name(ChatTemplateKind kind) {
+    switch (kind) {
+        case ChatTemplateKind::None: return "plain";
+        case ChatTemplateKind::Llama3: return "Llama-3 (LLaDA-Instruct)";
+        case ChatTemplateKind::ChatML: return "ChatML (Dream / Qwen)";
+        case ChatTemplateKind::DlmscopeTiny: return "dlmscope-tiny";
+    }
+    return "?";
+}
+
+class Builder {
+public:
+    Builder(ChatTemplateKind kind, const Tokenizer& tok) : kind_(kind), tok_(tok) {}
+
+    int32_t require(std::string_view piece) const {
+        if (auto id = tok_.token_id(piece)) return *id;
+        throw Error(std::string("the ") + kind_name(kind_) + " chat template needs the token \"" + std::string(piece) +
+                    "\", which the tokenizer does not have");
+    }
+    void id(int32_t token) { ids_.push_back(token); }
+    void text(std::string_view s) {
+        if (s.empty()) return;
+        const auto encoded = tok_.encode(s, /*parse_special=*/false);
+        ids_.insert(ids_.end(), encoded.begin(), encoded.end());
+    }
+    std::vector<int32_t> take() { return std::move(ids_); }
+
+private:
+    ChatTemplateKind kind_;
+    const Tokenizer& tok_;
+    std::vector<int32_t> ids_;
+};
+
+// Jinja's `trim` (Python str.strip on the ASCII whitespace that matters in prompts).
+std::string_view trim(std::string_view s) {
+    constexpr std::string_view ws = " \t\n\r\v\f";
+    const auto b = s.find_first_not_of(ws);
+    if (b == std::string_view::npos) return {};
+    return s.substr(b, s.find_last_not_of(ws) - b + 1);
+}
+
+void check_roles(const std::vector<ChatMessage>& messages) {
+    for (std::size_t i = 0; i < messages.size(); ++i)
+        if (messages[i].role.empty()) throw Error("chat message " + std::to_string(i) + " has no role");
+}
+
+std::optional<int32_t> bos_id(const ModelConfig& config, const Tokenizer& tok, std::string_view piece) {
+    if (config.bos_token_id >= 0) return config.bos_token_id;
+    return tok.token_id(piece);
+}
+
+// <|startoftext|><|start_header_id|>ROLE<|end_header_id|>\n\nCONTENT<|eot_id|>...
+// <|start_header_id|>assistant<|end_header_id|>\n\n   (always; no default system line)
+std::vector<int32_t> llama3(const ModelConfig& config, const Tokenizer& tok, const std::vector<ChatMessage>& messages) {
+    Builder b(ChatTemplateKind::Llama3, tok);
+    const int32_t start = b.require("<|start_header_id|>");
+    const int32_t end = b.require("<|end_header_id|>");
+    const int32_t eot = b.require("<|eot_id|>");
+    if (auto bos = bos_id(config, tok, "<|startoftext|>")) b.id(*bos);
+    for (const ChatMessage& m : messages) {
+        b.id(start);
+        b.text(m.role);
+        b.id(end);
+        b.text("\n\n" + std::string(trim(m.content)));
+        b.id(eot);
+    }
+    b.id(start);
+    b.text("assistant");
+    b.id(end);
+    b.text("\n\n");
+    return b.take();
+}
+
+// <|im_start|>ROLE\nCONTENT<|im_end|>\n ... <|im_start|>assistant\n
+std::vector<int32_t> chatml(const ModelConfig& config, const Tokenizer& tok, const std::vector<ChatMessage>& messages) {
+    Builder b(ChatTemplateKind::ChatML, tok);
+    const int32_t start = b.require("<|im_start|>");
+    const int32_t end = b.require("<|im_end|>");
+    const auto turn = [&](std::string_view role, std::string_view content) {
+        b.id(start);
+        b.text(std::string(role) + "\n" + std::string(content));
+        b.id(end);
+        b.text("\n");
+    };
+    if (messages.empty() || messages.front().role != "system") {
+        if (config.family == Family::Dream) turn("system", kDreamSystem);
+        else if (config.family == Family::Qwen2) turn("system", kQwenSystem);
+    }
+    for (const ChatMessage& m : messages) turn(m.role, m.content);
+    b.id(start);
+    b.text("assistant\n");
+    return b.take();
+}
+
+// The embedded model's training layout (tools/train/common.py):
+//   <s><|user|>\nPROMPT<|eot|><|assistant|>\n   then RESPONSE<|eot|> for answered turns.
+// It has no system marker: system text is put in front of the next user message.
+std::vector<int32_t> dlmscope_tiny(const ModelConfig& config, const Tokenizer& tok,
+                                   const std::vector<ChatMessage>& messages) {
+    Builder b(ChatTemplateKind::DlmscopeTiny, tok);
+    const int32_t user = b.require("<|user|>");
+    const int32_t assistant = b.require("<|assistant|>");
+    const int32_t eot = b.require("<|eot|>");
+    const auto bos = bos_id(config, tok, "<s>");
+    if (!bos) b.require("<s>");  // throws with the piece named
+    b.id(*bos);
+
+    std::string pending_system;
+    for (const ChatMessage& m : messages) {
+        if (m.role == "system") {
+            pending_system += m.content + "\n";
+        } else if (m.role == "user") {
+            b.id(user);
+            b.text("\n" + pending_system + m.content);
+            b.id(eot);
+            pending_system.clear();
+        } else if (m.role == "assistant") {
+            b.id(assistant);
+            b.text("\n");  // encoded apart from the response, as in training
+            b.text(m.content);
+            b.id(eot);
+        } else {
+            throw Error("the dlmscope-tiny chat template has no role \"" + m.role +
+                        "\" (it knows system, user and assistant)");
+        }
+    }
+    if (!pending_system.empty()) {  // system text with no user turn after it: it is the prompt
+        pending_system.pop_back();
+        b.id(user);
+        b.text("\n" + pending_system);
+        b.id(eot);
+    }
+    b.id(assistant);
+    b.text("\n");
+    return b.take();
+}
+
+std::vector<int32_t> plain(const ModelConfig& config, const Tokenizer& tok, const std::vector<ChatMessage>& messages) {
+    Builder b(ChatTemplateKind::None, tok);
+    if (config.bos_token_id >= 0) b.id(config.bos_token_id);
+    std::string joined;
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+        if (i) joined += "\n";
+        joined += messages[i].content;
+    }
+    b.text(joined);
+    return b.take();
+}
+
+}  // namespace
+
+ChatTemplateKind detect_chat_template(const ModelConfig& config, const Tokenizer& tok) {
+    (void)config;  // the vocabulary decides; the family only picks ChatML's default system line
+    if (tok.token_id("<|start_header_id|>")) return ChatTemplateKind::Llama3;
+    if (tok.token_id("<|im_start|>")) return ChatTemplateKind::ChatML;
+    if (tok.token_id("<|user|>") && tok.token_id("<|assistant|>")) return ChatTemplateKind::DlmscopeTiny;
+    return ChatTemplateKind::None;
+}
+
+std::vector<int32_t> apply_chat_template(ChatTemplateKind kind, const ModelConfig& config, const Tokenizer& tok,
+                                         const std::vector<ChatMessage>& messages) {
+    check_roles(messages);
+    switch (kind) {
+        case ChatTemplateKind::Llama3: return llama3(config, tok, messages);
+        case ChatTemplateKind::ChatML: return chatml(config, tok, messages);
+        case ChatTemplateKind::DlmscopeTiny: return dlmscope_tiny(config, tok, messages);
+        case ChatTemplateKind::None: return plain(config, tok, messages);
+    }
+    return plain(config, tok, messages);
+}
+
+}  // namespace dlm

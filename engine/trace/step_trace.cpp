@@ -1,0 +1,60 @@
+#include "trace/step_trace.h"
+
+#include <array>
+#include <utility>
+
+#include "util/error.h"
+
+namespace dlm {
+
+namespace {
+
+constexpr std::array<std::pair<PosState, std::string_view>, 6> kStates{{{PosState::Prompt, "prompt"},
+                                                                         {PosState::Masked, "masked"},
+                                                                         {PosState::Active, "active"},
+                                                                         {PosState::Locked, "locked"},
+                                                                         {PosState::Frozen, "frozen"},
+                                                                         {PosState::Seed, "seed"}}};
+constexpr std::array<std::pair<PosEvent, std::string_view>, 8> kEvents{{{PosEvent::None, "none"},
+                                                                         {PosEvent::Unmask, "unmask"},
+                                                                         {PosEvent::Remask, "remask"},
+                                                                         {PosEvent::Replace, "replace"},
+                                                                         {PosEvent::FlipFlop, "flipflop"},
+                                                                         {PosEvent::Lock, "lock"},
+                                                                         {PosEvent::Unlock, "unlock"},
+                                                                         {PosEvent::Keep, "keep"}}};
+
+template <class Table>
+std::string accepted(const Table& t) {
+    std::string out;
+    for (const auto& [v, n] : t) out += (out.empty() ? "" : ", ") + std::string(n);
+    return out;
+}
+
+}  // namespace
+
+std::string_view pos_state_name(PosState s) {
+    for (const auto& [v, n] : kStates)
+        if (v == s) return n;
+    return "?";
+}
+
+std::string_view pos_event_name(PosEvent e) {
+    for (const auto& [v, n] : kEvents)
+        if (v == e) return n;
+    return "?";
+}
+
+PosState parse_pos_state(std::string_view s) {
+    for (const auto& [v, n] : kStates)
+        if (n == s) return v;
+    throw Error("unknown position state '" + std::string(s) + "' (known: " + accepted(kStates) + ")");
+}
+
+PosEvent parse_pos_event(std::string_view s) {
+    for (const auto& [v, n] : kEvents)
+        if (n == s) return v;
+    throw Error("unknown position event '" + std::string(s) + "' (known: " + accepted(kEvents) + ")");
+}
+
+}  // namespace dlm

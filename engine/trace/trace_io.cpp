@@ -1,0 +1,393 @@
+#include "trace/trace_io.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <istream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "util/error.h"
+
+namespace dlm {
+
+// ordered: "type" stays the first key of every line, fields in schema order.
+using json = nlohmann::ordered_json;
+
+namespace {
+
+// ---- writing ---------------------------------------------------------------------------------
+
+// A float as the double whose shortest text is the float's shortest text (0.1f -> 0.1, not
+// 0.100000001490116), so files stay short and read back to the same float. NaN -> null.
+json float_json(float f) {
+    if (!std::isfinite(f)) return nullptr;  // JSON has no NaN/inf; read back as NaN
+    char buf[32];
+    for (int prec = 6; prec <= 9; ++prec) {
+        std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(f));
+        if (std::strtof(buf, nullptr) == f) break;
+    }
+    return std::strtod(buf, nullptr);
+}
+
+// Doubles are written as is (nlohmann prints the shortest round-trip text); NaN/inf -> null.
+json double_json(double d) {
+    if (!std::isfinite(d)) return nullptr;
+    return d;
+}
+
+std::string dump(const json& j) {
+    // Token texts can hold partial UTF-8 sequences; replace them rather than fail the whole line.
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// ---- reading ---------------------------------------------------------------------------------
+
+const json& field(const json& j, const char* key) {
+    auto it = j.find(key);
+    if (it == j.end()) throw Error(std::string("missing field '") + key + "'");
+    return *it;
+}
+
+template <class T>
+T get_as(const json& v, const char* key) {
+    try {
+        return v.get<T>();
+    } catch (const json::exception&) {
+        throw Error(std::string("field '") + key + "' has the wrong type (" + v.type_name() + ")");
+    }
+}
+
+template <class T>
+T req(const json& j, const char* key) {
+    return get_as<T>(field(j, key), key);
+}
+
+template <class T>
+T opt(const json& j, const char* key, T fallback) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return fallback;
+    return get_as<T>(*it, key);
+}
+
+int req_int(const json& j, const char* key) {
+    const json& v = field(j, key);
+    if (!v.is_number_integer()) throw Error(std::string("field '") + key + "' must be an integer");
+    const auto x = v.get<long long>();
+    if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max())
+        throw Error(std::string("field '") + key + "' is out of range");
+    return static_cast<int>(x);
+}
+
+// null -> NaN (the writer's encoding of "not computed").
+double num_or_nan(const json& j, const char* key) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return std::numeric_limits<double>::quiet_NaN();
+    if (!it->is_number()) throw Error(std::string("field '") + key + "' must be a number or null");
+    return it->get<double>();
+}
+
+json parse_object(const std::string& line) {
+    json j;
+    try {
+        j = json::parse(line);
+    } catch (const json::parse_error& e) {
+        throw Error(std::string("malformed JSON (") + e.what() + ")");
+    }
+    if (!j.is_object()) throw Error("expected a JSON object");
+    return j;
+}
+
+void expect_type(const json& j, const char* type) {
+    const auto t = req<std::string>(j, "type");
+    if (t != type) throw Error("expected a \"" + std::string(type) + "\" record, found \"" + t + "\"");
+}
+
+std::map<std::string, double> counters_from(const json& j) {
+    std::map<std::string, double> out;
+    auto it = j.find("counters");
+    if (it == j.end() || it->is_null()) return out;
+    if (!it->is_object()) throw Error("field 'counters' must be an object");
+    for (const auto& [k, v] : it->items()) {
+        if (v.is_null()) out[k] = std::numeric_limits<double>::quiet_NaN();
+        else if (v.is_number()) out[k] = v.get<double>();
+        else throw Error("counter '" + k + "' must be a number");
+    }
+    return out;
+}
+
+json counters_json(const std::map<std::string, double>& c) {
+    json j = json::object();
+    for (const auto& [k, v] : c) j[k] = double_json(v);
+    return j;
+}
+
+}  // namespace
+
+// ---- records <-> JSON --------------------------------------------------------------------------
+
+std::string trace_header_to_json(const TraceHeader& h) {
+    json j;
+    j["type"] = "header";
+    j["format"] = h.format;
+    j["version"] = h.version;
+    j["engine_version"] = h.engine_version;
+    j["model"] = h.model;
+    j["family"] = h.family;
+    j["d_model"] = h.d_model;
+    j["n_layers"] = h.n_layers;
+    j["n_heads"] = h.n_heads;
+    j["n_kv_heads"] = h.n_kv_heads;
+    j["d_ff"] = h.d_ff;
+    j["vocab_size"] = h.vocab_size;
+    j["tokenizer"] = h.tokenizer;
+    j["backend"] = h.backend;
+    j["prompt"] = h.prompt;
+    j["prompt_ids"] = h.prompt_ids;
+    j["prompt_pieces"] = h.prompt_pieces;
+    j["mask_id"] = h.mask_id;
+    j["gen_length"] = h.gen_length;
+    j["block_length"] = h.block_length;
+    j["steps"] = h.steps;
+    j["seed"] = h.seed;
+    j["strategy"] = h.strategy;
+    j["settings"] = h.settings;
+    return dump(j);
+}
+
+std::string step_trace_to_json(const StepTrace& s) {
+    json j;
+    j["type"] = "step";
+    j["step"] = s.step;
+    j["block"] = s.block;
+    j["strategy"] = s.strategy;
+    j["wall_ms"] = double_json(s.wall_ms);
+    j["rows_computed"] = s.rows_computed;
+    j["rows_total"] = s.rows_total;
+    j["paper_flops"] = double_json(s.paper_flops);
+    j["paper_flops_dense"] = double_json(s.paper_flops_dense);
+    j["lm_head_flops"] = double_json(s.lm_head_flops);
+    j["guider_flops"] = double_json(s.guider_flops);
+    j["newly_unmasked"] = s.newly_unmasked;
+    j["counters"] = counters_json(s.counters);
+    json positions = json::array();
+    for (const PositionTrace& p : s.positions) {
+        json jp;
+        jp["pos"] = p.pos;
+        jp["state"] = pos_state_name(p.state);
+        jp["event"] = pos_event_name(p.event);
+        jp["token"] = p.token;
+        jp["text"] = p.text;
+        jp["confidence"] = float_json(p.confidence);
+        jp["entropy"] = float_json(p.entropy);
+        jp["kl"] = float_json(p.kl);
+        json top = json::array();
+        for (const Candidate& c : p.top) top.push_back({{"id", c.id}, {"p", float_json(c.p)}, {"text", c.text}});
+        jp["top"] = std::move(top);
+        positions.push_back(std::move(jp));
+    }
+    j["positions"] = std::move(positions);
+    return dump(j);
+}
+
+std::string trace_summary_to_json(const TraceSummary& s) {
+    json j;
+    j["type"] = "summary";
+    j["text"] = s.text;
+    j["steps"] = s.steps;
+    j["wall_s"] = double_json(s.wall_s);
+    j["paper_flops"] = double_json(s.paper_flops);
+    j["paper_flops_dense"] = double_json(s.paper_flops_dense);
+    j["lm_head_flops"] = double_json(s.lm_head_flops);
+    j["guider_flops"] = double_json(s.guider_flops);
+    j["rows_computed"] = s.rows_computed;
+    j["rows_total"] = s.rows_total;
+    j["tokens_unmasked"] = s.tokens_unmasked;
+    j["counters"] = counters_json(s.counters);
+    // Derived, for readers that do not recompute them (jq, spreadsheets).
+    j["flops_ratio"] = double_json(s.flops_ratio());
+    j["e2e_tps"] = double_json(s.e2e_tps());
+    return dump(j);
+}
+
+TraceHeader trace_header_from_json(const std::string& line) {
+    const json j = parse_object(line);
+    expect_type(j, "header");
+    TraceHeader h;
+    h.format = req<std::string>(j, "format");
+    if (h.format != "dlmscope-trace") throw Error("not a dlmscope trace (format \"" + h.format + "\")");
+    h.version = req_int(j, "version");
+    if (h.version != 1) throw Error("trace format version " + std::to_string(h.version) + " is not supported (this build reads version 1)");
+    h.engine_version = opt<std::string>(j, "engine_version", "");
+    h.model = opt<std::string>(j, "model", "");
+    h.family = req<std::string>(j, "family");
+    h.d_model = req_int(j, "d_model");
+    h.n_layers = req_int(j, "n_layers");
+    h.n_heads = req_int(j, "n_heads");
+    h.n_kv_heads = req_int(j, "n_kv_heads");
+    h.d_ff = req_int(j, "d_ff");
+    h.vocab_size = req_int(j, "vocab_size");
+    h.tokenizer = opt<std::string>(j, "tokenizer", "");
+    h.backend = opt<std::string>(j, "backend", "");
+    h.prompt = opt<std::string>(j, "prompt", "");
+    h.prompt_ids = req<std::vector<int32_t>>(j, "prompt_ids");
+    h.prompt_pieces = opt<std::vector<std::string>>(j, "prompt_pieces", {});
+    h.mask_id = req_int(j, "mask_id");
+    h.gen_length = req_int(j, "gen_length");
+    h.block_length = req_int(j, "block_length");
+    h.steps = req_int(j, "steps");
+    const json& seed = field(j, "seed");
+    if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<long long>() >= 0))
+        throw Error("field 'seed' must be a non-negative integer");
+    h.seed = seed.get<uint64_t>();
+    h.strategy = req<std::string>(j, "strategy");
+    h.settings = opt<std::map<std::string, std::string>>(j, "settings", {});
+    return h;
+}
+
+StepTrace step_trace_from_json(const std::string& line) {
+    const json j = parse_object(line);
+    expect_type(j, "step");
+    StepTrace s;
+    s.step = req_int(j, "step");
+    s.block = req_int(j, "block");
+    s.strategy = opt<std::string>(j, "strategy", "");
+    s.wall_ms = num_or_nan(j, "wall_ms");
+    s.rows_computed = req_int(j, "rows_computed");
+    s.rows_total = req_int(j, "rows_total");
+    s.paper_flops = num_or_nan(j, "paper_flops");
+    s.paper_flops_dense = num_or_nan(j, "paper_flops_dense");
+    s.lm_head_flops = num_or_nan(j, "lm_head_flops");
+    s.guider_flops = opt<double>(j, "guider_flops", 0.0);
+    s.newly_unmasked = req_int(j, "newly_unmasked");
+    s.counters = counters_from(j);
+    const json& positions = field(j, "positions");
+    if (!positions.is_array()) throw Error("field 'positions' must be an array");
+    s.positions.reserve(positions.size());
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+        const json& jp = positions[i];
+        try {
+            if (!jp.is_object()) throw Error("expected an object");
+            PositionTrace p;
+            p.pos = req_int(jp, "pos");
+            p.state = parse_pos_state(req<std::string>(jp, "state"));
+            p.event = parse_pos_event(opt<std::string>(jp, "event", "none"));
+            p.token = req_int(jp, "token");
+            p.text = opt<std::string>(jp, "text", "");
+            p.confidence = static_cast<float>(num_or_nan(jp, "confidence"));
+            p.entropy = static_cast<float>(num_or_nan(jp, "entropy"));
+            p.kl = static_cast<float>(num_or_nan(jp, "kl"));
+            auto top = jp.find("top");
+            if (top != jp.end() && !top->is_null()) {
+                if (!top->is_array()) throw Error("field 'top' must be an array");
+                for (const json& c : *top) {
+                    if (!c.is_object()) throw Error("'top' entries must be objects");
+                    p.top.push_back({req_int(c, "id"), static_cast<float>(num_or_nan(c, "p")),
+                                     opt<std::string>(c, "text", "")});
+                }
+            }
+            s.positions.push_back(std::move(p));
+        } catch (const Error& e) {
+            throw Error("position " + std::to_string(i) + ": " + e.what());
+        }
+    }
+    return s;
+}
+
+TraceSummary trace_summary_from_json(const std::string& line) {
+    const json j = parse_object(line);
+    expect_type(j, "summary");
+    TraceSummary s;
+    s.text = opt<std::string>(j, "text", "");
+    s.steps = req_int(j, "steps");
+    s.wall_s = num_or_nan(j, "wall_s");
+    s.paper_flops = num_or_nan(j, "paper_flops");
+    s.paper_flops_dense = num_or_nan(j, "paper_flops_dense");
+    s.lm_head_flops = num_or_nan(j, "lm_head_flops");
+    s.guider_flops = opt<double>(j, "guider_flops", 0.0);
+    s.rows_computed = req<long long>(j, "rows_computed");
+    s.rows_total = req<long long>(j, "rows_total");
+    s.tokens_unmasked = req_int(j, "tokens_unmasked");
+    s.counters = counters_from(j);
+    return s;
+}
+
+// ---- writer ------------------------------------------------------------------------------------
+
+TraceWriter::TraceWriter(const std::filesystem::path& path)
+    : file_(std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc)), path_(path.string()) {
+    if (!*file_) throw Error("cannot create trace file " + path_);
+    out_ = file_.get();
+}
+
+TraceWriter::TraceWriter(std::ostream& out) : out_(&out), path_("<stream>") {}
+
+TraceWriter::~TraceWriter() {
+    if (out_) out_->flush();
+}
+
+void TraceWriter::write_line(const std::string& line) {
+    *out_ << line << '\n';
+    if (!*out_) throw Error("writing trace " + path_ + " failed (disk full or file removed?)");
+}
+
+void TraceWriter::write_header(const TraceHeader& h) { write_line(trace_header_to_json(h)); }
+void TraceWriter::write_step(const StepTrace& s) { write_line(step_trace_to_json(s)); }
+void TraceWriter::write_summary(const TraceSummary& s) { write_line(trace_summary_to_json(s)); }
+
+void TraceWriter::flush() {
+    out_->flush();
+    if (!*out_) throw Error("writing trace " + path_ + " failed (disk full or file removed?)");
+}
+
+// ---- reader ------------------------------------------------------------------------------------
+
+TraceFile parse_trace(std::istream& in, const std::string& source) {
+    TraceFile f;
+    bool have_header = false, have_summary = false;
+    std::string line;
+    long long lineno = 0;
+    while (std::getline(in, line)) {
+        ++lineno;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.find_first_not_of(" \t") == std::string::npos) continue;
+        const auto where = source + ":" + std::to_string(lineno) + ": ";
+        try {
+            const json j = parse_object(line);
+            const auto type = req<std::string>(j, "type");
+            if (have_summary) throw Error("a \"" + type + "\" record after the summary (the summary must be last)");
+            if (type == "header") {
+                if (have_header) throw Error("a second header");
+                f.header = trace_header_from_json(line);
+                have_header = true;
+            } else if (!have_header) {
+                throw Error("the first record must be the header, found \"" + type + "\"");
+            } else if (type == "step") {
+                StepTrace s = step_trace_from_json(line);
+                if (s.step != static_cast<int>(f.steps.size()))
+                    throw Error("step " + std::to_string(s.step) + " out of order (expected step " +
+                                std::to_string(f.steps.size()) + ")");
+                f.steps.push_back(std::move(s));
+            } else if (type == "summary") {
+                f.summary = trace_summary_from_json(line);
+                have_summary = true;
+            } else {
+                throw Error("unknown record type \"" + type + "\" (expected header, step or summary)");
+            }
+        } catch (const Error& e) {
+            throw Error(where + e.what());
+        }
+    }
+    if (in.bad()) throw Error(source + ": read error");
+    if (!have_header) throw Error(source + ": not a trace (no header line)");
+    return f;
+}
+
+TraceFile read_trace(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw Error("cannot open trace file " + path.string());
+    return parse_trace(in, path.string());
+}
+
+}  // namespace dlm

@@ -1,0 +1,68 @@
+import QtQuick
+import QtCharts
+import Dlmscope
+
+// One live chart: up to three series fed from StepStatsModel columns by SeriesFeeder (only new
+// steps are appended), autoscaled axes, and a marker at the shown step.
+ChartView {
+    id: chart
+    property string heading
+    property StepStatsModel stats
+    property StepStatsModel statsB            // compare mode: overlay run B
+    property int planned: 1
+    property int viewStep: -1
+    property var roles: []                    // [{role, label, color, scale}]
+    property real yMax: 1
+    property string yFormat: "%.2g"
+    property alias seriesA: s0
+
+    title: heading
+    titleColor: Theme.text
+    titleFont.pixelSize: Theme.small
+    backgroundColor: Theme.panel
+    plotAreaColor: "#14171c"
+    backgroundRoundness: Theme.radius
+    legend.labelColor: Theme.dim
+    legend.font.pixelSize: 10
+    legend.alignment: Qt.AlignBottom
+    antialiasing: true
+    margins { top: 2; bottom: 2; left: 2; right: 2 }
+    animationOptions: ChartView.NoAnimation
+
+    ValueAxis {
+        id: axisX
+        min: 0
+        max: Math.max(1, chart.planned - 1)
+        labelFormat: "%d"
+        labelsColor: Theme.dim
+        labelsFont.pixelSize: 9
+        gridLineColor: "#262a33"
+        tickCount: 5
+    }
+    ValueAxis {
+        id: axisY
+        min: 0
+        max: chart.yMax > 0 ? chart.yMax * 1.1 : 1
+        labelFormat: chart.yFormat
+        labelsColor: Theme.dim
+        labelsFont.pixelSize: 9
+        gridLineColor: "#262a33"
+        tickCount: 4
+    }
+    LineSeries { id: s0; objectName: "series0"; axisX: axisX; axisY: axisY; name: chart.roles.length > 0 ? chart.roles[0].label : ""; color: chart.roles.length > 0 ? chart.roles[0].color : "white"; width: 2; visible: chart.roles.length > 0 }
+    LineSeries { id: s1; objectName: "series1"; axisX: axisX; axisY: axisY; name: chart.roles.length > 1 ? chart.roles[1].label : ""; color: chart.roles.length > 1 ? chart.roles[1].color : "white"; width: 1.5; visible: chart.roles.length > 1 }
+    LineSeries { id: sB; objectName: "seriesB"; axisX: axisX; axisY: axisY; name: chart.statsB && chart.roles.length > 0 ? chart.roles[0].label + " (B)" : ""; color: Theme.seriesB; width: 2; visible: chart.statsB !== null }
+    LineSeries { id: marker; axisX: axisX; axisY: axisY; color: "#80ffffff"; width: 1; style: Qt.DashLine }
+    SeriesFeeder { id: f0; stats: chart.roles.length > 0 ? chart.stats : null; series: s0; role: chart.roles.length > 0 ? chart.roles[0].role : ""; scale: chart.roles.length > 0 ? (chart.roles[0].scale || 1) : 1 }
+    SeriesFeeder { id: f1; stats: chart.roles.length > 1 ? chart.stats : null; series: s1; role: chart.roles.length > 1 ? chart.roles[1].role : ""; scale: chart.roles.length > 1 ? (chart.roles[1].scale || 1) : 1 }
+    SeriesFeeder { id: fB; stats: chart.statsB; series: sB; role: chart.roles.length > 0 ? chart.roles[0].role : ""; scale: chart.roles.length > 0 ? (chart.roles[0].scale || 1) : 1 }
+    property alias points: f0.points
+    Component.onCompleted: legend.markers(marker)[0].visible = false
+    onViewStepChanged: {
+        marker.clear()
+        if (viewStep >= 0) {
+            marker.append(viewStep, 0)
+            marker.append(viewStep, axisY.max)
+        }
+    }
+}

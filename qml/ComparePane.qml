@@ -1,0 +1,81 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Dlmscope
+
+// Compare mode: run A and run B (same prompt and seed) side by side, grids in lock-step, their
+// answers with the differences highlighted, cost curves overlaid and the summary.
+ColumnLayout {
+    id: pane
+    spacing: Theme.spacing
+    property var summary: App.compareSummary
+    signal positionClicked(int pos)
+
+    RowLayout {
+        Layout.fillWidth: true
+        Layout.fillHeight: true
+        spacing: Theme.spacing
+        GridPane {
+            Layout.fillWidth: true; Layout.fillHeight: true
+            run: App.run
+            caption: qsTr("A · ") + (App.run.hasRun ? App.run.strategy : "") + "  " + (App.run.settingsText.length > 0 ? "" : "")
+            onPositionClicked: (p) => pane.positionClicked(p)
+        }
+        GridPane {
+            Layout.fillWidth: true; Layout.fillHeight: true
+            run: App.compareRun
+            caption: qsTr("B · ") + (App.compareRun.hasRun ? App.compareRun.strategy : qsTr("waiting for A"))
+            onPositionClicked: (p) => pane.positionClicked(p)
+        }
+    }
+    Rectangle {
+        Layout.fillWidth: true
+        Layout.preferredHeight: 150
+        color: Theme.panel; radius: Theme.radius; border.color: Theme.border
+        RowLayout {
+            anchors.fill: parent
+            anchors.margins: Theme.spacing
+            spacing: 16
+            ColumnLayout {
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                Label { text: qsTr("A answer"); color: Theme.seriesA; font.pixelSize: Theme.small; font.bold: true }
+                Label {
+                    Layout.fillWidth: true; Layout.fillHeight: true
+                    textFormat: Text.RichText; wrapMode: Text.Wrap
+                    text: pane.summary.textA !== undefined ? pane.summary.textA : App.run.answerText
+                    color: Theme.text; font.pixelSize: Theme.body
+                }
+            }
+            ColumnLayout {
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                Label { text: qsTr("B answer"); color: Theme.seriesB; font.pixelSize: Theme.small; font.bold: true }
+                Label {
+                    Layout.fillWidth: true; Layout.fillHeight: true
+                    textFormat: Text.RichText; wrapMode: Text.Wrap
+                    text: pane.summary.textB !== undefined ? pane.summary.textB : App.compareRun.answerText
+                    color: Theme.text; font.pixelSize: Theme.body
+                }
+            }
+            GridLayout {
+                columns: 2
+                columnSpacing: 10
+                rowSpacing: 2
+                visible: pane.summary.agree !== undefined
+                Label { text: qsTr("answers"); color: Theme.dim; font.pixelSize: Theme.small }
+                Label { objectName: "agreement"; text: pane.summary.agree ? qsTr("agree") : qsTr("differ (%1 words)").arg(pane.summary.changedWords); color: pane.summary.agree ? Theme.good : Theme.warn; font.bold: true; font.pixelSize: Theme.small }
+                Label { text: qsTr("FLOPs ratio A / B"); color: Theme.dim; font.pixelSize: Theme.small }
+                Label { text: (pane.summary.flopsAoverB || 0).toFixed(3); color: Theme.text; font.pixelSize: Theme.small }
+                Label { text: qsTr("vs dense: A, B"); color: Theme.dim; font.pixelSize: Theme.small }
+                Label { text: (pane.summary.flopsRatioA || 0).toFixed(3) + ", " + (pane.summary.flopsRatioB || 0).toFixed(3); color: Theme.text; font.pixelSize: Theme.small }
+                Label { text: qsTr("speedup of A"); color: Theme.dim; font.pixelSize: Theme.small }
+                Label { text: (pane.summary.speedupAoverB || 0).toFixed(2) + "×"; color: Theme.text; font.pixelSize: Theme.small }
+                Label { text: qsTr("E2E TPS A, B"); color: Theme.dim; font.pixelSize: Theme.small }
+                Label { text: (pane.summary.tpsA || 0).toFixed(0) + ", " + (pane.summary.tpsB || 0).toFixed(0); color: Theme.text; font.pixelSize: Theme.small }
+                Label { text: qsTr("steps A, B"); color: Theme.dim; font.pixelSize: Theme.small }
+                Label { text: (pane.summary.stepsA || 0) + ", " + (pane.summary.stepsB || 0); color: Theme.text; font.pixelSize: Theme.small }
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Dlmscope
+
+// Prompt, strategy presets and every decode setting the engine knows, validated live.
+Rectangle {
+    id: panel
+    color: Theme.panel
+    radius: Theme.radius
+    border.color: Theme.border
+    signal openModel()
+
+    ScrollView {
+        id: scroll
+        anchors.fill: parent
+        anchors.margins: Theme.spacing
+        contentWidth: availableWidth
+        clip: true
+        ColumnLayout {
+            width: scroll.availableWidth
+            spacing: 6
+
+            Label { text: qsTr("Model"); color: Theme.dim; font.pixelSize: Theme.small }
+            RowLayout {
+                Layout.fillWidth: true
+                Label {
+                    text: App.modelLoaded ? App.modelName : qsTr("none")
+                    color: Theme.text; font.bold: true; elide: Text.ElideMiddle
+                    Layout.fillWidth: true
+                }
+                Button { text: qsTr("Open…"); onClicked: panel.openModel(); implicitHeight: 26 }
+            }
+            Label {
+                text: App.modelSummary
+                visible: text !== ""
+                color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+
+            Label { text: qsTr("Prompt"); color: Theme.dim; font.pixelSize: Theme.small }
+            TextArea {
+                id: promptEdit
+                objectName: "promptEdit"
+                Layout.fillWidth: true
+                Layout.preferredHeight: 84
+                text: App.prompt
+                wrapMode: TextEdit.Wrap
+                font.pixelSize: Theme.body
+                onTextChanged: if (text !== App.prompt) App.prompt = text
+                background: Rectangle { color: "#14171c"; radius: 4; border.color: Theme.border }
+            }
+            CheckBox {
+                text: qsTr("Use the model's chat template")
+                checked: App.chat
+                onToggled: App.chat = checked
+                font.pixelSize: Theme.small
+            }
+
+            Label { text: qsTr("Strategy preset"); color: Theme.dim; font.pixelSize: Theme.small }
+            ComboBox {
+                id: presetBox
+                objectName: "presetBox"
+                Layout.fillWidth: true
+                model: App.presets.map(p => p.name).concat([qsTr("(custom)")])
+                currentIndex: App.presetIndex >= 0 ? App.presetIndex : App.presets.length
+                onActivated: (i) => { if (i < App.presets.length) App.applyPreset(i) }
+            }
+            Label {
+                text: App.presetIndex >= 0 ? App.presets[App.presetIndex].description : qsTr("Settings edited by hand")
+                color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+
+            Label { text: qsTr("Settings"); color: Theme.dim; font.pixelSize: Theme.small; Layout.topMargin: 4 }
+            Repeater {
+                model: App.parameters
+                delegate: ParameterControl {
+                    Layout.fillWidth: true
+                    onEdited: (key, value) => App.setSetting(key, value)
+                }
+            }
+            RowLayout {
+                Layout.fillWidth: true
+                TextField {
+                    id: extra
+                    Layout.fillWidth: true
+                    placeholderText: qsTr("strategy.param=value")
+                    font.pixelSize: Theme.small
+                    onAccepted: {
+                        const i = text.indexOf("=")
+                        if (i > 0) { App.setSetting(text.slice(0, i).trim(), text.slice(i + 1).trim()); text = "" }
+                    }
+                }
+                Button { text: qsTr("Defaults"); onClicked: App.resetSettings(); implicitHeight: 26 }
+            }
+
+            // Problems that name no single setting (or the whole combination).
+            Repeater {
+                model: App.issues
+                delegate: Label {
+                    required property var modelData
+                    Layout.fillWidth: true
+                    text: (modelData.severity === "error" ? "⛔ " : "⚠ ") + modelData.message
+                    color: modelData.severity === "error" ? Theme.error : Theme.warn
+                    font.pixelSize: 10
+                    wrapMode: Text.Wrap
+                }
+            }
+
+            Label { text: qsTr("Replay speed: %1 steps/s").arg(App.replaySpeed.toFixed(0)); color: Theme.dim; font.pixelSize: Theme.small; Layout.topMargin: 4 }
+            Slider {
+                Layout.fillWidth: true
+                from: 1; to: 120
+                value: App.replaySpeed
+                onMoved: App.replaySpeed = value
+            }
+
+            Label { text: qsTr("Compare: run B preset"); color: Theme.dim; font.pixelSize: Theme.small; Layout.topMargin: 4 }
+            ComboBox {
+                Layout.fillWidth: true
+                model: App.presets.map(p => p.name).concat([qsTr("(custom)")])
+                currentIndex: App.comparePresetIndex >= 0 ? App.comparePresetIndex : App.presets.length
+                onActivated: (i) => { if (i < App.presets.length) App.applyComparePreset(i) }
+            }
+            Button {
+                Layout.fillWidth: true
+                text: qsTr("Compare A vs B (same prompt and seed)")
+                enabled: App.canRun && !App.running
+                onClicked: App.runCompare()
+            }
+        }
+    }
+}

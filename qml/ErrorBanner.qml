@@ -1,0 +1,28 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Dlmscope
+
+// Errors appear here, in the window, never as a crash or a modal box.
+Rectangle {
+    id: banner
+    visible: App.errorString !== ""
+    color: "#3a1c22"
+    border.color: Theme.error
+    radius: Theme.radius
+    implicitHeight: visible ? row.implicitHeight + 12 : 0
+    RowLayout {
+        id: row
+        anchors.fill: parent
+        anchors.margins: 6
+        Label { text: "⛔"; color: Theme.error }
+        Label {
+            objectName: "errorText"
+            text: App.errorString
+            color: Theme.text
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+        Button { text: qsTr("Dismiss"); onClicked: App.clearError(); implicitHeight: 26 }
+    }
+}

@@ -1,0 +1,120 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Dlmscope
+
+// The denoising grid of one run with its prompt strip and a hover card (token, state, top-k).
+Rectangle {
+    id: pane
+    property RunView run
+    property alias grid: gridItem
+    property int selectedPosition: -1
+    property string caption: ""
+    signal positionClicked(int pos)
+    color: Theme.panel
+    radius: Theme.radius
+    border.color: Theme.border
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: Theme.spacing
+        spacing: 6
+        RowLayout {
+            Layout.fillWidth: true
+            Text {
+                text: pane.caption !== "" ? pane.caption : (pane.run && pane.run.hasRun ? pane.run.title : qsTr("Denoising grid"))
+                color: Theme.text; font.pixelSize: Theme.title; font.bold: true
+                elide: Text.ElideRight
+                Layout.fillWidth: true
+            }
+            Text {
+                visible: pane.run && pane.run.stepCount > 0
+                text: pane.run ? qsTr("step %1 / %2").arg(pane.run.viewStep + 1).arg(pane.run.plannedSteps) : ""
+                color: Theme.dim; font.pixelSize: Theme.small
+            }
+        }
+        PromptStrip {
+            Layout.fillWidth: true
+            Layout.maximumHeight: 60
+            clip: true
+            pieces: pane.run ? pane.run.promptPieces : []
+        }
+        ScrollView {
+            id: scroll
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            clip: true
+            contentWidth: availableWidth
+            contentHeight: gridItem.contentHeight
+            DenoiseGridItem {
+                id: gridItem
+                objectName: "denoiseGrid"
+                width: scroll.availableWidth
+                height: Math.max(contentHeight, 1)
+                canvas: pane.run ? pane.run.canvas : null
+                cellWidth: pane.run && pane.run.positions > 384 ? 44 : 60
+                cellHeight: pane.run && pane.run.positions > 384 ? 18 : 22
+                selectedPosition: pane.selectedPosition
+                onClicked: (pos) => pane.positionClicked(pos)
+            }
+        }
+        Text {
+            Layout.fillWidth: true
+            text: pane.run ? pane.run.answerText : ""
+            visible: text !== ""
+            color: Theme.text
+            font.pixelSize: Theme.body
+            wrapMode: Text.Wrap
+            maximumLineCount: 4
+            elide: Text.ElideRight
+        }
+    }
+
+    // Hover card: the hovered cell's token, state and best candidates at the shown step.
+    Rectangle {
+        id: card
+        property int pos: gridItem.hoveredPosition
+        property var info: pos >= 0 && pane.run && pane.run.viewStep >= 0 ? pane.run.positionDetails(pos) : ({})
+        visible: pos >= 0 && info.current !== undefined
+        z: 10
+        width: 220
+        height: cardColumn.implicitHeight + 12
+        color: Theme.panelRaised
+        border.color: Theme.border
+        radius: Theme.radius
+        x: {
+            if (pos < 0) return 0
+            const r = gridItem.cellRect(pos)
+            const p = gridItem.mapToItem(pane, r.x + r.width + 6, 0)
+            return Math.min(p.x, pane.width - width - 4)
+        }
+        y: {
+            if (pos < 0) return 0
+            const r = gridItem.cellRect(pos)
+            const p = gridItem.mapToItem(pane, 0, r.y)
+            return Math.max(4, Math.min(p.y, pane.height - height - 4))
+        }
+        Column {
+            id: cardColumn
+            x: 6; y: 6
+            width: parent.width - 12
+            spacing: 2
+            Text {
+                text: qsTr("#%1 · %2 · “%3”").arg(card.pos).arg(card.info.state || "").arg(card.info.text || "")
+                color: Theme.text; font.pixelSize: Theme.small; font.bold: true
+            }
+            Repeater {
+                model: card.info.current ? card.info.current.candidates : []
+                delegate: Row {
+                    required property var modelData
+                    spacing: 6
+                    Rectangle { width: 80 * modelData.p; height: 10; color: Theme.accent; anchors.verticalCenter: parent.verticalCenter }
+                    Text {
+                        text: modelData.text + "  " + (modelData.p * 100).toFixed(1) + "%"
+                        color: Theme.text; font.family: Theme.mono; font.pixelSize: Theme.small
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Dlmscope
+
+// KL heatmap (positions × steps, log scale, ε band on the colour bar) or the reveal-order map.
+Rectangle {
+    id: panel
+    property RunView run: App.run
+    property alias heatmap: map
+    color: Theme.panel
+    radius: Theme.radius
+    border.color: Theme.border
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 6
+        spacing: 4
+        RowLayout {
+            Layout.fillWidth: true
+            TabBar {
+                id: tabs
+                TabButton { text: qsTr("KL per step"); width: implicitWidth; font.pixelSize: Theme.small }
+                TabButton { text: qsTr("Reveal order"); width: implicitWidth; font.pixelSize: Theme.small }
+            }
+            Label {
+                Layout.fillWidth: true
+                horizontalAlignment: Text.AlignRight
+                text: map.hoverText
+                color: Theme.text; font.pixelSize: Theme.small
+                elide: Text.ElideLeft
+            }
+        }
+        HeatmapItem {
+            id: map
+            objectName: "heatmap"
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            run: panel.run
+            mode: tabs.currentIndex === 0 ? "kl" : "reveal"
+            epsilon: App.epsilon
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import QtCharts
+import Dlmscope
+
+// Everything about one position up to the shown step: its top-k candidates over the steps,
+// confidence, entropy, KL against ε, when it was unmasked / locked, and its events.
+Rectangle {
+    id: inspector
+    objectName: "inspector"
+    property RunView run: App.run
+    property int position: -1
+    property var info: position >= 0 && run && run.viewStep >= 0 ? run.positionDetails(position) : ({})
+    signal closeRequested()
+    color: Theme.panelRaised
+    border.color: Theme.border
+    radius: Theme.radius
+
+    function fill(series, points, transform) {
+        series.clear()
+        if (!points) return
+        for (let i = 0; i < points.length; ++i) {
+            const v = points[i].value
+            if (v !== undefined && v !== null && !isNaN(v)) series.append(points[i].step, transform ? transform(v) : v)
+        }
+    }
+    onInfoChanged: {
+        fill(confSeries, info.confidence)
+        fill(entSeries, info.entropy)
+        fill(klSeries, info.kl, v => Math.max(v, 1e-9))
+        epsSeries.clear()
+        if (App.epsilon > 0) { epsSeries.append(0, App.epsilon); epsSeries.append(Math.max(1, run.plannedSteps - 1), App.epsilon) }
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: 10
+        spacing: 6
+        RowLayout {
+            Layout.fillWidth: true
+            Label {
+                text: qsTr("Position %1").arg(inspector.position)
+                color: Theme.text; font.pixelSize: Theme.title; font.bold: true
+                Layout.fillWidth: true
+            }
+            Button { text: "✕"; onClicked: inspector.closeRequested(); implicitWidth: 30; implicitHeight: 26 }
+        }
+        GridLayout {
+            columns: 4
+            columnSpacing: 12
+            rowSpacing: 2
+            Label { text: qsTr("token"); color: Theme.dim; font.pixelSize: Theme.small }
+            Label { text: inspector.info.text !== undefined ? "“" + inspector.info.text + "” (" + inspector.info.token + ")" : "—"; color: Theme.text; font.family: Theme.mono; font.pixelSize: Theme.small }
+            Label { text: qsTr("state"); color: Theme.dim; font.pixelSize: Theme.small }
+            Label { text: inspector.info.state || "—"; color: Theme.text; font.pixelSize: Theme.small }
+            Label { text: qsTr("unmasked at"); color: Theme.dim; font.pixelSize: Theme.small }
+            Label { text: inspector.info.revealStep >= 0 ? qsTr("step %1").arg(inspector.info.revealStep) : "—"; color: Theme.text; font.pixelSize: Theme.small }
+            Label { text: qsTr("locked at"); color: Theme.dim; font.pixelSize: Theme.small }
+            Label { text: inspector.info.lockStep >= 0 ? qsTr("step %1").arg(inspector.info.lockStep) : "—"; color: Theme.text; font.pixelSize: Theme.small }
+            Label { text: qsTr("block"); color: Theme.dim; font.pixelSize: Theme.small }
+            Label { text: inspector.info.block !== undefined ? inspector.info.block : "—"; color: Theme.text; font.pixelSize: Theme.small }
+        }
+
+        Label { text: qsTr("Top-k at step %1").arg(inspector.run ? inspector.run.viewStep : 0); color: Theme.dim; font.pixelSize: Theme.small }
+        Repeater {
+            model: inspector.info.current ? inspector.info.current.candidates : []
+            delegate: RowLayout {
+                required property var modelData
+                Layout.fillWidth: true
+                Label { text: modelData.text; color: Theme.text; font.family: Theme.mono; font.pixelSize: Theme.small; Layout.preferredWidth: 90; elide: Text.ElideRight }
+                Rectangle { Layout.preferredWidth: 160 * modelData.p; height: 10; color: Theme.accent }
+                Label { text: (modelData.p * 100).toFixed(1) + "%"; color: Theme.dim; font.pixelSize: Theme.small }
+            }
+        }
+
+        ChartView {
+            Layout.fillWidth: true
+            Layout.preferredHeight: 150
+            title: qsTr("confidence and entropy")
+            titleColor: Theme.text; titleFont.pixelSize: Theme.small
+            backgroundColor: Theme.panelRaised; plotAreaColor: "#14171c"
+            legend.labelColor: Theme.dim; legend.font.pixelSize: 9
+            antialiasing: true
+            margins { top: 0; bottom: 0; left: 0; right: 0 }
+            ValueAxis { id: ix; min: 0; max: Math.max(1, inspector.run ? inspector.run.plannedSteps - 1 : 1); labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%d"; gridLineColor: "#262a33" }
+            ValueAxis { id: iy; min: 0; max: 1; labelsColor: Theme.dim; labelsFont.pixelSize: 9; gridLineColor: "#262a33" }
+            ValueAxis { id: iye; min: 0; max: 8; labelsColor: Theme.dim; labelsFont.pixelSize: 9; gridLineVisible: false }
+            LineSeries { id: confSeries; name: qsTr("confidence"); axisX: ix; axisY: iy; color: Theme.good; width: 2 }
+            LineSeries { id: entSeries; name: qsTr("entropy (nats)"); axisX: ix; axisYRight: iye; color: Theme.warn; width: 1.5 }
+        }
+        ChartView {
+            Layout.fillWidth: true
+            Layout.preferredHeight: 150
+            title: qsTr("KL(p_t ‖ p_{t−1}) against ε")
+            titleColor: Theme.text; titleFont.pixelSize: Theme.small
+            backgroundColor: Theme.panelRaised; plotAreaColor: "#14171c"
+            legend.labelColor: Theme.dim; legend.font.pixelSize: 9
+            antialiasing: true
+            margins { top: 0; bottom: 0; left: 0; right: 0 }
+            ValueAxis { id: kx; min: 0; max: Math.max(1, inspector.run ? inspector.run.plannedSteps - 1 : 1); labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%d"; gridLineColor: "#262a33" }
+            LogValueAxis { id: ky; min: 1e-9; max: 10; base: 10; labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%.0e"; gridLineColor: "#262a33" }
+            LineSeries { id: klSeries; name: qsTr("KL"); axisX: kx; axisY: ky; color: Theme.accent; width: 2 }
+            LineSeries { id: epsSeries; name: qsTr("ε"); axisX: kx; axisY: ky; color: "white"; width: 1; style: Qt.DashLine }
+        }
+
+        Label { text: qsTr("Events"); color: Theme.dim; font.pixelSize: Theme.small }
+        ListView {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            Layout.minimumHeight: 60
+            clip: true
+            model: inspector.info.events || []
+            delegate: Label {
+                required property var modelData
+                text: qsTr("step %1: %2 “%3”").arg(modelData.step).arg(modelData.event).arg(modelData.text)
+                color: Theme.text; font.pixelSize: Theme.small; font.family: Theme.mono
+            }
+        }
+        Label { text: qsTr("Top-3 over the steps"); color: Theme.dim; font.pixelSize: Theme.small }
+        ListView {
+            Layout.fillWidth: true
+            Layout.preferredHeight: 120
+            clip: true
+            model: inspector.info.topk || []
+            delegate: Label {
+                required property var modelData
+                text: "t=" + modelData.step + "  " + modelData.candidates.slice(0, 3).map(c => c.text + " " + (c.p * 100).toFixed(0) + "%").join("   ")
+                color: Theme.dim; font.pixelSize: 10; font.family: Theme.mono
+            }
+        }
+    }
+}

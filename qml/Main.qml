@@ -1,0 +1,250 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import QtQuick.Dialogs
+import Qt.labs.settings
+import Dlmscope
+
+ApplicationWindow {
+    id: window
+    objectName: "mainWindow"
+    width: 1600
+    height: 1000
+    minimumWidth: 1100
+    minimumHeight: 700
+    visible: true
+    title: qsTr("dlmscope") + (App.modelLoaded ? " — " + App.modelName : "")
+    color: Theme.window
+
+    palette.window: Theme.window
+    palette.windowText: Theme.text
+    palette.base: "#14171c"
+    palette.alternateBase: Theme.panelRaised
+    palette.text: Theme.text
+    palette.button: Theme.panelRaised
+    palette.buttonText: Theme.text
+    palette.highlight: Theme.accent
+    palette.highlightedText: "white"
+    palette.mid: Theme.border
+    palette.light: "#2c313b"
+    palette.dark: "#0c0e11"
+    palette.toolTipBase: Theme.panelRaised
+    palette.toolTipText: Theme.text
+    palette.placeholderText: Theme.dim
+
+    property int inspectedPosition: -1
+    function openInspector(pos) { inspectedPosition = pos }
+
+    Settings {
+        category: "window"
+        property alias x: window.x
+        property alias y: window.y
+        property alias width: window.width
+        property alias height: window.height
+        property alias leftWidth: controls.width
+        property alias chartsWidth: charts.width
+    }
+
+    FolderDialog {
+        id: modelDialog
+        title: qsTr("Open a checkpoint folder (config.json + safetensors + tokenizer)")
+        onAccepted: App.loadModel(selectedFolder)
+    }
+    FileDialog {
+        id: openTraceDialog
+        title: qsTr("Open a trace")
+        nameFilters: [qsTr("dlmscope traces (*.ndjson *.jsonl)"), qsTr("All files (*)")]
+        onAccepted: App.openTrace(selectedFile)
+    }
+    FileDialog {
+        id: saveTraceDialog
+        title: qsTr("Save the trace")
+        fileMode: FileDialog.SaveFile
+        defaultSuffix: "ndjson"
+        nameFilters: [qsTr("dlmscope traces (*.ndjson)")]
+        onAccepted: App.saveTrace(selectedFile)
+    }
+    FileDialog {
+        id: exportDialog
+        property string what: "grid"
+        fileMode: FileDialog.SaveFile
+        title: what === "csv" ? qsTr("Export per-step statistics") : qsTr("Export PNG")
+        defaultSuffix: what === "csv" ? "csv" : "png"
+        nameFilters: what === "csv" ? [qsTr("CSV (*.csv)")] : [qsTr("PNG (*.png)")]
+        onAccepted: {
+            const path = App.toLocalPath(selectedFile)
+            if (what === "csv") App.exportCsv(path)
+            else if (what === "grid") { if (!mainGrid.grid.saveImage(path)) App.reportError(qsTr("Could not write %1").arg(path)) }
+            else if (!heatmaps.heatmap.saveImage(path)) App.reportError(qsTr("Could not write %1").arg(path))
+        }
+    }
+
+    Shortcut { sequence: "Ctrl+R"; onActivated: if (App.canRun && !App.running) App.runDecode() }
+    Shortcut { sequence: "Space"; onActivated: App.running ? (App.paused ? App.resume() : App.pause()) : (App.replaying ? App.stopReplay() : App.startReplay()) }
+    Shortcut { sequence: "Escape"; onActivated: App.running ? App.stop() : (window.inspectedPosition = -1) }
+    Shortcut { sequence: "Right"; onActivated: App.stepOnce() }
+    Shortcut { sequence: "Left"; onActivated: App.setViewStep(App.run.viewStep - 1) }
+
+    header: ToolBar {
+        background: Rectangle { color: Theme.panel; border.color: Theme.border }
+        RowLayout {
+            anchors.fill: parent
+            anchors.leftMargin: 10
+            anchors.rightMargin: 10
+            spacing: 6
+            Label { text: "dlmscope"; color: Theme.accent; font.pixelSize: 17; font.bold: true; Layout.rightMargin: 10 }
+            Button { text: qsTr("Model…"); onClicked: modelDialog.open() }
+            ToolSeparator {}
+            Button {
+                objectName: "runButton"
+                text: qsTr("▶ Run")
+                enabled: App.canRun && !App.running
+                highlighted: true
+                onClicked: App.runDecode()
+            }
+            Button {
+                objectName: "pauseButton"
+                text: App.paused ? qsTr("Resume") : qsTr("Pause")
+                enabled: App.running
+                onClicked: App.paused ? App.resume() : App.pause()
+            }
+            Button { objectName: "stepButton"; text: qsTr("Step"); enabled: App.running || App.run.stepCount > 0; onClicked: App.stepOnce() }
+            Button { objectName: "stopButton"; text: qsTr("■ Stop"); enabled: App.running; onClicked: App.stop() }
+            Button {
+                text: qsTr("↻ Re-run")
+                enabled: App.canRun && !App.running
+                onClicked: App.rerun()
+                ToolTip.text: qsTr("Run again with the same prompt and seed"); ToolTip.visible: hovered
+            }
+            ToolSeparator {}
+            Button {
+                text: qsTr("Compare")
+                checkable: true
+                checked: App.compareMode
+                onToggled: App.compareMode = checked
+            }
+            ToolSeparator {}
+            Button { text: qsTr("Open trace…"); onClicked: openTraceDialog.open() }
+            Button { text: qsTr("Save trace…"); enabled: App.run.hasRun && !App.running; onClicked: saveTraceDialog.open() }
+            Button {
+                text: qsTr("Export ▾")
+                enabled: App.run.stepCount > 0
+                onClicked: exportMenu.popup()
+                Menu {
+                    id: exportMenu
+                    MenuItem { text: qsTr("Grid as PNG…"); onTriggered: { exportDialog.what = "grid"; exportDialog.open() } }
+                    MenuItem { text: qsTr("Heatmap as PNG…"); onTriggered: { exportDialog.what = "heatmap"; exportDialog.open() } }
+                    MenuItem { text: qsTr("Per-step statistics as CSV…"); onTriggered: { exportDialog.what = "csv"; exportDialog.open() } }
+                }
+            }
+            Item { Layout.fillWidth: true }
+            BusyIndicator { running: App.loading || App.running; visible: running; implicitWidth: 26; implicitHeight: 26 }
+            Label {
+                objectName: "statusLabel"
+                text: App.status
+                color: Theme.dim
+                font.pixelSize: Theme.small
+                elide: Text.ElideRight
+                Layout.maximumWidth: 420
+            }
+        }
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: Theme.spacing
+        spacing: Theme.spacing
+
+        ErrorBanner { Layout.fillWidth: true }
+
+        SplitView {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            orientation: Qt.Horizontal
+
+            ControlsPanel {
+                id: controls
+                SplitView.preferredWidth: 320
+                SplitView.minimumWidth: 240
+                onOpenModel: modelDialog.open()
+            }
+
+            ColumnLayout {
+                SplitView.fillWidth: true
+                SplitView.minimumWidth: 420
+                spacing: Theme.spacing
+                GridPane {
+                    id: mainGrid
+                    visible: !App.compareMode
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    Layout.preferredHeight: 3
+                    run: App.run
+                    selectedPosition: window.inspectedPosition
+                    onPositionClicked: (p) => window.inspectedPosition = p
+                }
+                ComparePane {
+                    visible: App.compareMode
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    Layout.preferredHeight: 3
+                    onPositionClicked: (p) => window.inspectedPosition = p
+                }
+                Legend { Layout.fillWidth: true }
+                Timeline { Layout.fillWidth: true }
+                HeatmapPanel {
+                    id: heatmaps
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    Layout.preferredHeight: 2
+                    Layout.minimumHeight: 160
+                }
+            }
+
+            ChartsPanel {
+                id: charts
+                SplitView.preferredWidth: 560
+                SplitView.minimumWidth: 320
+                run: App.run
+                runB: App.compareMode ? App.compareRun : null
+            }
+        }
+    }
+
+    InspectorPanel {
+        visible: window.inspectedPosition >= 0
+        position: window.inspectedPosition
+        run: App.run
+        width: 440
+        anchors.right: parent.right
+        anchors.top: parent.top
+        anchors.bottom: parent.bottom
+        anchors.margins: Theme.spacing
+        z: 20
+        onCloseRequested: window.inspectedPosition = -1
+    }
+
+    // Loading a model: progress and Cancel (the app keeps the previous model if cancelled).
+    Rectangle {
+        anchors.fill: parent
+        visible: App.loading
+        color: "#a0000000"
+        z: 30
+        MouseArea { anchors.fill: parent }
+        Rectangle {
+            anchors.centerIn: parent
+            width: 420; height: 150
+            radius: Theme.radius
+            color: Theme.panelRaised
+            border.color: Theme.border
+            ColumnLayout {
+                anchors.fill: parent
+                anchors.margins: 16
+                Label { text: qsTr("Opening %1…").arg(App.loadingWhat); color: Theme.text; font.pixelSize: Theme.title }
+                ProgressBar { indeterminate: true; Layout.fillWidth: true }
+                Label { text: qsTr("Reading config, weights (memory-mapped) and tokenizer"); color: Theme.dim; font.pixelSize: Theme.small }
+                Button { text: qsTr("Cancel"); Layout.alignment: Qt.AlignRight; onClicked: App.cancelLoad() }
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Dlmscope
+
+// One decode setting: the control for its kind and, underneath, the engine's validation
+// message for it (shown before Run).
+ColumnLayout {
+    id: control
+    required property var spec            // {key, label, kind, min, max, help, options}
+    property var settings: App.settings
+    property string value: settings[spec.key] !== undefined ? String(settings[spec.key]) : ""
+    property string issue: { App.issues; return App.issueFor(spec.key) }
+    signal edited(string key, string value)
+    spacing: 2
+
+    RowLayout {
+        Layout.fillWidth: true
+        Label {
+            text: control.spec.label
+            color: Theme.dim
+            font.pixelSize: Theme.small
+            Layout.preferredWidth: 108
+            ToolTip.text: control.spec.help
+            ToolTip.visible: hover.hovered
+            HoverHandler { id: hover }
+        }
+        Loader {
+            Layout.fillWidth: true
+            sourceComponent: control.spec.kind === "enum" ? enumEditor
+                           : control.spec.kind === "logreal" ? logEditor
+                           : control.spec.kind === "int" ? intEditor : realEditor
+        }
+    }
+    Label {
+        visible: control.issue !== ""
+        text: control.issue
+        color: Theme.error
+        font.pixelSize: 10
+        wrapMode: Text.Wrap
+        Layout.fillWidth: true
+    }
+
+    Component {
+        id: enumEditor
+        ComboBox {
+            model: control.spec.options
+            currentIndex: Math.max(0, control.spec.options.indexOf(control.value))
+            onActivated: (i) => control.edited(control.spec.key, control.spec.options[i])
+            font.pixelSize: Theme.small
+            implicitHeight: 26
+        }
+    }
+    Component {
+        id: intEditor
+        SpinBox {
+            from: control.spec.min
+            to: control.spec.max
+            editable: true
+            value: parseInt(control.value) || 0
+            onValueModified: control.edited(control.spec.key, String(value))
+            font.pixelSize: Theme.small
+            implicitHeight: 26
+        }
+    }
+    Component {
+        id: realEditor
+        TextField {
+            text: control.value
+            validator: DoubleValidator { bottom: control.spec.min; top: control.spec.max }
+            onEditingFinished: control.edited(control.spec.key, text)
+            font.pixelSize: Theme.small
+            implicitHeight: 26
+        }
+    }
+    Component {
+        id: logEditor
+        RowLayout {
+            Slider {
+                id: slider
+                Layout.fillWidth: true
+                from: Math.log10(control.spec.min)
+                to: Math.log10(control.spec.max)
+                value: control.value !== "" ? Math.log10(parseFloat(control.value)) : (from + to) / 2
+                onMoved: control.edited(control.spec.key, Math.pow(10, value).toExponential(1))
+            }
+            Label {
+                text: control.value !== "" ? parseFloat(control.value).toExponential(1) : "—"
+                color: Theme.text; font.family: Theme.mono; font.pixelSize: Theme.small
+            }
+        }
+    }
+}

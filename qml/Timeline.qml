@@ -1,0 +1,58 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Dlmscope
+
+// The scrubber: any recorded step, grid, heatmaps and charts in sync; play / pause the replay.
+Rectangle {
+    id: bar
+    property RunView run: App.run
+    color: Theme.panel
+    radius: Theme.radius
+    border.color: Theme.border
+    implicitHeight: 44
+
+    RowLayout {
+        anchors.fill: parent
+        anchors.margins: 6
+        spacing: 8
+        Button {
+            text: App.replaying ? "⏸" : "▶"
+            enabled: !App.running && bar.run.stepCount > 0
+            onClicked: App.replaying ? App.stopReplay() : App.startReplay()
+            implicitWidth: 36; implicitHeight: 28
+            ToolTip.text: qsTr("Play / pause the replay"); ToolTip.visible: hovered
+        }
+        Button {
+            text: "⏮"
+            enabled: bar.run.stepCount > 0
+            onClicked: { App.stopReplay(); App.setViewStep(0) }
+            implicitWidth: 36; implicitHeight: 28
+        }
+        Slider {
+            id: scrubber
+            objectName: "scrubber"
+            Layout.fillWidth: true
+            from: 0
+            to: Math.max(0, bar.run.stepCount - 1)
+            stepSize: 1
+            snapMode: Slider.SnapAlways
+            value: bar.run.viewStep
+            enabled: bar.run.stepCount > 1
+            onMoved: { App.stopReplay(); App.setViewStep(Math.round(value)) }
+        }
+        Button {
+            text: qsTr("Live")
+            checkable: true
+            checked: bar.run.following
+            enabled: App.running
+            onToggled: bar.run.following = checked
+            implicitHeight: 28
+        }
+        Label {
+            text: bar.run.stepCount > 0 ? qsTr("step %1 of %2").arg(bar.run.viewStep + 1).arg(bar.run.stepCount) : qsTr("no steps")
+            color: Theme.dim; font.pixelSize: Theme.small
+            Layout.preferredWidth: 100
+        }
+    }
+}

@@ -1,0 +1,245 @@
+// End to end on the embedded default model: the real controller, worker thread, engine and QML
+// window, offscreen. Skipped (with a message) while resources/models/tiny-mdlm is missing.
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QQmlApplicationEngine>
+#include <QQuickWindow>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtQml/qqmlextensionplugin.h>
+#include <QtTest>
+
+#include "app_controller.h"
+#include "canvas_model.h"
+#include "cell_style.h"
+#include "denoise_grid_item.h"
+
+Q_IMPORT_QML_PLUGIN(DlmscopePlugin)
+
+namespace {
+
+QString modelDir() { return QStringLiteral(DLM_SOURCE_DIR "/resources/models/tiny-mdlm"); }
+QString outDir() {
+    const QString d = qEnvironmentVariable("DLM_TEST_OUT", QDir::tempPath());
+    QDir().mkpath(d);
+    return d;
+}
+
+// Counts pixels close to a colour.
+int countColour(const QImage& img, const QColor& c, int tol = 2) {
+    int n = 0;
+    const QImage im = img.convertToFormat(QImage::Format_RGB32);
+    for (int y = 0; y < im.height(); ++y) {
+        const auto* line = reinterpret_cast<const QRgb*>(im.constScanLine(y));
+        for (int x = 0; x < im.width(); ++x)
+            n += std::abs(qRed(line[x]) - c.red()) <= tol && std::abs(qGreen(line[x]) - c.green()) <= tol &&
+                 std::abs(qBlue(line[x]) - c.blue()) <= tol;
+    }
+    return n;
+}
+
+// Pixels in any of the confidence shades of a state (cell_style::shadedFill, 16 levels).
+int countShades(const QImage& img, dlm::PosState s) {
+    int n = 0;
+    for (int b = 0; b < 16; ++b) n += countColour(img, cell_style::shadedFill(s, (b + 0.5f) / 16.f), 1);
+    return n;
+}
+
+struct Window {
+    QQmlApplicationEngine engine;
+    QQuickWindow* window = nullptr;
+    explicit Window() {
+        engine.addImportPath(QStringLiteral("qrc:/"));
+        engine.load(QUrl(QStringLiteral("qrc:/Dlmscope/Main.qml")));
+        if (!engine.rootObjects().isEmpty()) window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
+    }
+    template <class T> T* find(const char* name) const { return window ? window->findChild<T*>(QString::fromLatin1(name)) : nullptr; }
+};
+
+}  // namespace
+
+class AppE2ETest : public QObject {
+    Q_OBJECT
+    QString trace_;
+
+    bool loadModel(AppController& c) {
+        c.loadModel(modelDir());
+        if (!QTest::qWaitFor([&] { return !c.loading(); }, 60000)) return false;
+        return c.modelLoaded();
+    }
+
+private Q_SLOTS:
+    void init() {
+        if (!QFileInfo::exists(modelDir() + "/config.json"))
+            QSKIP(qPrintable("the embedded default model is missing: " + modelDir() + " (tools/train trains it)"));
+    }
+
+    // Run a decode in the real app offscreen; the UI thread keeps processing events throughout,
+    // the charts receive every step, and the grid shows masked and active (and locked) cells.
+    void decodeDefaultModel() {
+        AppController c(AppController::Options{false, false});
+        AppController::setInstance(&c);
+        Window w;
+        QVERIFY(w.window);
+        QVERIFY2(loadModel(c), qPrintable(c.errorString()));
+        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+
+        // The UI thread's heartbeat: the longest gap between two 5 ms ticks during the decode.
+        QElapsedTimer clock;
+        clock.start();
+        qint64 last = 0, worstGap = 0;
+        int ticks = 0;
+        QTimer heartbeat;
+        heartbeat.setInterval(5);
+        connect(&heartbeat, &QTimer::timeout, [&] {
+            const qint64 now = clock.elapsed();
+            worstGap = std::max(worstGap, now - last);
+            last = now;
+            ++ticks;
+        });
+        QSignalSpy done(&c, &AppController::runCompleted);
+        heartbeat.start();
+        last = clock.elapsed();
+        c.runDecode();
+        QVERIFY(done.wait(240000));
+        heartbeat.stop();
+        QCOMPARE(done.at(0).at(0).toBool(), true);
+        QVERIFY2(c.errorString().isEmpty(), qPrintable(c.errorString()));
+        const int steps = c.run()->stepCount();
+        QVERIFY(steps > 0);
+        qInfo("decode: %d steps in %lld ms; UI heartbeat %d ticks, worst gap %lld ms, %d frames applied",
+              steps, clock.elapsed(), ticks, worstGap, c.framesApplied());
+        QVERIFY2(worstGap < 1000, qPrintable(QString("the UI thread stalled for %1 ms").arg(worstGap)));
+        QVERIFY(ticks > 3);
+
+        // Every chart got every step.
+        for (const char* name : {"flopsChart", "ratioChart", "rowsChart", "tpsChart", "wallChart", "eventsChart"}) {
+            QObject* chart = w.find<QObject>(name);
+            QVERIFY2(chart, name);
+            QCOMPARE(chart->property("points").toInt(), steps);
+        }
+
+        // The middle of the decode: masked and active cells side by side.
+        c.setViewStep(steps / 2);
+        QTest::qWait(300);
+        const QImage shot = w.window->grabWindow();
+        QVERIFY(!shot.isNull());
+        shot.save(outDir() + "/e2e-mid.png");
+        QVERIFY2(countColour(shot, cell_style::stateColor(dlm::PosState::Masked)) > 200, "no masked cells visible");
+        QVERIFY2(countShades(shot, dlm::PosState::Active) > 200, "no active cells visible");
+        if (c.strategies().contains("surelock") && c.run()->strategy() == "surelock")
+            QVERIFY2(countShades(shot, dlm::PosState::Locked) + countColour(shot, cell_style::stateColor(dlm::PosState::Locked)) > 200,
+                     "no locked cells visible");
+
+        // Keep the trace for the replay test.
+        trace_ = outDir() + "/e2e.ndjson";
+        QVERIFY2(c.saveTrace(trace_), qPrintable(c.errorString()));
+        QVERIFY(c.exportCsv(outDir() + "/e2e.csv"));
+        AppController::setInstance(nullptr);
+    }
+
+    void stopReturnsWithinOneStep() {
+        AppController c(AppController::Options{false, false});
+        QVERIFY2(loadModel(c), qPrintable(c.errorString()));
+        c.setSetting("steps", "64");
+        c.setSetting("gen_length", "64");
+        QSignalSpy done(&c, &AppController::runCompleted);
+        c.runDecode();
+        QTRY_VERIFY_WITH_TIMEOUT(c.run()->history().stepCount() >= 1, 60000);
+        const int atStop = c.run()->history().stepCount();
+        c.stop();
+        QVERIFY(done.wait(30000));
+        QCOMPARE(done.at(0).at(0).toBool(), false);  // cancelled
+        QVERIFY(!c.running());
+        QVERIFY2(c.run()->stepCount() <= atStop + 1, qPrintable(QString("%1 steps after Stop at %2").arg(c.run()->stepCount()).arg(atStop)));
+        QVERIFY(c.run()->stepCount() < 64);
+
+        // Pause, step once, resume.
+        done.clear();
+        c.runDecode();
+        QTRY_VERIFY_WITH_TIMEOUT(c.run()->history().stepCount() >= 1, 60000);
+        c.pause();
+        QTest::qWait(200);
+        const int paused = c.run()->history().stepCount();
+        QTest::qWait(300);
+        QVERIFY(c.run()->history().stepCount() <= paused + 1);  // at most the step in flight
+        const int before = c.run()->history().stepCount();
+        c.stepOnce();
+        QTRY_COMPARE_WITH_TIMEOUT(c.run()->history().stepCount(), before + 1, 10000);
+        c.resume();
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.at(0).at(0).toBool(), true);
+    }
+
+    void closeDuringDecode() {
+        QElapsedTimer t;
+        {
+            auto c = std::make_unique<AppController>(AppController::Options{false, false});
+            QVERIFY2(loadModel(*c), qPrintable(c->errorString()));
+            c->runDecode();
+            QTRY_VERIFY_WITH_TIMEOUT(c->run()->history().stepCount() >= 1, 60000);
+            t.start();
+        }  // destroyed mid-run: cancel, quit, wait
+        QVERIFY2(t.elapsed() < 10000, "closing during a decode took too long");
+    }
+
+    // A saved trace replays with no model loaded, and scrubbing moves the grid.
+    void openTraceWithoutModelAndScrub() {
+        if (trace_.isEmpty() || !QFileInfo::exists(trace_)) {  // run on its own: record one first
+            AppController rec(AppController::Options{false, false});
+            QVERIFY2(loadModel(rec), qPrintable(rec.errorString()));
+            rec.setSetting("gen_length", "32");
+            rec.setSetting("steps", "32");
+            QSignalSpy done(&rec, &AppController::runCompleted);
+            rec.runDecode();
+            QVERIFY(done.wait(120000));
+            trace_ = outDir() + "/e2e-replay.ndjson";
+            QVERIFY2(rec.saveTrace(trace_), qPrintable(rec.errorString()));
+        }
+        AppController c(AppController::Options{false, false});
+        AppController::setInstance(&c);
+        Window w;
+        QVERIFY(w.window);
+        QVERIFY(!c.modelLoaded());
+        QVERIFY2(c.openTrace(trace_), qPrintable(c.errorString()));
+        const int steps = c.run()->stepCount();
+        QVERIFY(steps > 1);
+        QVERIFY(c.run()->complete());
+        auto* grid = w.find<DenoiseGridItem>("denoiseGrid");
+        QVERIFY(grid);
+        QTest::qWait(200);
+        const QImage end = grid->image();
+        c.setViewStep(0);
+        QCOMPARE(c.run()->canvas()->shownStep(), 0);
+        QTest::qWait(100);
+        const QImage start = grid->image();
+        QVERIFY(start != end);
+        QVERIFY(countColour(start, cell_style::stateColor(dlm::PosState::Masked)) > countColour(end, cell_style::stateColor(dlm::PosState::Masked)));
+        c.startReplay();
+        QTRY_VERIFY_WITH_TIMEOUT(c.run()->viewStep() == steps - 1, 30000);
+        QObject* chart = w.find<QObject>("flopsChart");
+        QVERIFY(chart);
+        QCOMPARE(chart->property("points").toInt(), steps);
+        AppController::setInstance(nullptr);
+    }
+
+    void rejectsBadModelFolder() {
+        AppController c(AppController::Options{false, false});
+        QVERIFY(loadModel(c));
+        QTemporaryDir empty;
+        c.loadModel(empty.path());
+        QTRY_VERIFY_WITH_TIMEOUT(!c.loading(), 30000);
+        QVERIFY(!c.errorString().isEmpty());
+        QVERIFY(c.modelLoaded());  // still on the previous model
+        QCOMPARE(c.modelName(), QStringLiteral("tiny-mdlm"));
+    }
+};
+
+int main(int argc, char** argv) {
+    QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
+    QApplication app(argc, argv);
+    AppE2ETest t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "e2e_tests.moc"

@@ -1,0 +1,309 @@
+// Unit tests of the app's C++ models and painters (no engine run, no QML).
+#include <QAbstractItemModelTester>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <tuple>
+
+#include "canvas_model.h"
+#include "cell_style.h"
+#include "csv_export.h"
+#include "denoise_grid_item.h"
+#include "grid_painter.h"
+#include "heatmap_painter.h"
+#include "run_history.h"
+#include "run_view.h"
+#include "step_stats_model.h"
+#include "synthetic_run.h"
+#include "text_diff.h"
+
+namespace {
+
+// A step with explicit states for exact-notification checks.
+StepTracePtr makeStep(int step, const std::vector<dlm::PosState>& states, const std::vector<dlm::PosEvent>& events = {}) {
+    auto s = std::make_shared<dlm::StepTrace>();
+    s->step = step;
+    for (size_t i = 0; i < states.size(); ++i) {
+        dlm::PositionTrace p;
+        p.pos = int(i);
+        p.state = states[i];
+        p.event = i < events.size() ? events[i] : dlm::PosEvent::None;
+        p.token = states[i] == dlm::PosState::Masked ? 99 : int(i);
+        p.text = "t" + std::to_string(i);
+        p.confidence = 0.5f;
+        s->positions.push_back(p);
+    }
+    return s;
+}
+
+bool hasColour(const QImage& img, const QColor& c, int tolerance = 0) {
+    for (int y = 0; y < img.height(); ++y) {
+        const auto* line = reinterpret_cast<const QRgb*>(img.constScanLine(y));
+        for (int x = 0; x < img.width(); ++x) {
+            const QColor p = QColor::fromRgb(line[x]);
+            if (std::abs(p.red() - c.red()) <= tolerance && std::abs(p.green() - c.green()) <= tolerance &&
+                std::abs(p.blue() - c.blue()) <= tolerance)
+                return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+class CanvasModelTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void emitsExactChangedRanges() {
+        using S = dlm::PosState;
+        using E = dlm::PosEvent;
+        CanvasModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy reset(&m, &QAbstractItemModel::modelReset);
+        m.resetLayout(10, 5);
+        QCOMPARE(reset.count(), 1);
+        QCOMPARE(m.rowCount(), 10);
+        QCOMPARE(m.data(m.index(7), CanvasModel::BlockRole).toInt(), 1);
+
+        QSignalSpy changed(&m, &QAbstractItemModel::dataChanged);
+        const std::vector<S> allMasked(10, S::Masked);
+        m.show(makeStep(0, allMasked));
+        QCOMPARE(changed.count(), 1);  // the first step: every row (now holding the mask id), one range
+        QCOMPARE(changed.at(0).at(1).value<QModelIndex>().row(), 9);
+        changed.clear();
+        m.show(makeStep(1, allMasked));
+        QCOMPARE(changed.count(), 0);  // nothing visible changed: nothing to repaint
+
+        std::vector<S> s1 = allMasked;
+        std::vector<E> e1(10, E::None);
+        for (int i : {3, 4, 5, 9}) { s1[size_t(i)] = S::Active; e1[size_t(i)] = E::Unmask; }
+        m.show(makeStep(1, s1, e1));
+        QCOMPARE(changed.count(), 2);  // two contiguous runs: 3..5 and 9
+        QCOMPARE(changed.at(0).at(0).value<QModelIndex>().row(), 3);
+        QCOMPARE(changed.at(0).at(1).value<QModelIndex>().row(), 5);
+        QCOMPARE(changed.at(1).at(0).value<QModelIndex>().row(), 9);
+        QCOMPARE(changed.at(1).at(1).value<QModelIndex>().row(), 9);
+        QCOMPARE(m.data(m.index(4), CanvasModel::StateNameRole).toString(), QStringLiteral("active"));
+        QCOMPARE(m.data(m.index(4), CanvasModel::EventNameRole).toString(), QStringLiteral("unmask"));
+        QCOMPARE(m.data(m.index(4), CanvasModel::TextRole).toString(), QStringLiteral("t4"));
+        QCOMPARE(m.data(m.index(0), CanvasModel::TextRole).toString(), QString());  // masked: no text
+
+        // Same states, events cleared: those four rows change (the transient mark goes away).
+        changed.clear();
+        m.show(makeStep(2, s1));
+        QCOMPARE(changed.count(), 2);
+        // Going back to the same step pointer is a no-op.
+        changed.clear();
+        auto same = makeStep(3, s1);
+        m.show(same);
+        m.show(same);
+        QCOMPARE(changed.count(), 0);
+    }
+};
+
+class StepStatsModelTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void insertsInBatchesWithTotals() {
+        auto run = makeSyntheticRun(32, 8);
+        RunHistory h;
+        h.reset(run.header);
+        StepStatsModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy inserted(&m, &QAbstractItemModel::rowsInserted);
+        QSignalSpy ranges(&m, &StepStatsModel::rangesChanged);
+        for (int i = 0; i < 3; ++i) h.append(run.steps[size_t(i)]);
+        m.syncTo(h);
+        QCOMPARE(inserted.count(), 1);
+        QCOMPARE(inserted.at(0).at(1).toInt(), 0);
+        QCOMPARE(inserted.at(0).at(2).toInt(), 2);
+        m.syncTo(h);  // nothing new: no notification
+        QCOMPARE(inserted.count(), 1);
+        for (int i = 3; i < 8; ++i) h.append(run.steps[size_t(i)]);
+        m.syncTo(h);
+        QCOMPARE(inserted.count(), 2);
+        QCOMPARE(inserted.at(1).at(1).toInt(), 3);
+        QCOMPARE(inserted.at(1).at(2).toInt(), 7);
+        QCOMPARE(ranges.count(), 2);
+        QCOMPARE(m.count(), 8);
+        // Cumulative ratio = sum strategy / sum dense, recomputed here independently.
+        double a = 0, d = 0;
+        for (const auto& s : run.steps) { a += s->paper_flops; d += s->paper_flops_dense; }
+        QVERIFY(std::abs(m.value(7, StepStatsModel::CumRatioRole) - a / d) < 1e-12);
+        QVERIFY(m.value(7, StepStatsModel::CumRatioRole) < 1.0);  // locks skip rows
+        const auto& s0 = *run.steps[0];
+        QCOMPARE(m.value(0, StepStatsModel::TpsRole), s0.newly_unmasked / (s0.wall_ms / 1000.0));
+        QCOMPARE(m.data(m.index(4), StepStatsModel::RemasksRole).toInt(), 1);  // step 4 remasks one
+        const QString csv = stepCsvText(m);
+        QCOMPARE(csv.count('\n'), 9);
+        QVERIFY(csv.startsWith("step,block,paperFlops,"));
+    }
+};
+
+class RunHistoryTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void tracksRevealAndLockSteps() {
+        auto run = makeSyntheticRun(16, 8);
+        RunHistory h;
+        h.reset(run.header);
+        for (auto& s : run.steps) h.append(s);
+        QCOMPARE(h.stepCount(), 8);
+        for (int pos = 0; pos < 16; ++pos) QVERIFY2(h.revealStep(pos) >= 0, qPrintable(QString::number(pos)));
+        int locked = 0;
+        for (int pos = 0; pos < 16; ++pos) locked += h.lockStep(pos) >= 0;
+        QVERIFY(locked > 0);
+        QCOMPARE(h.eventCount(4, dlm::PosEvent::Remask), 1);
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, h.append(run.steps[2]));  // out of order
+    }
+};
+
+class CellStyleTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void makesTokensVisible() {
+        using cell_style::displayToken;
+        QCOMPARE(displayToken(" the", false).text, QStringLiteral("·the"));
+        QCOMPARE(displayToken("\n", false).text, QStringLiteral("↵"));
+        QCOMPARE(displayToken("a\tb", false).text, QStringLiteral("a⇥b"));
+        QCOMPARE(displayToken("", false).text, QStringLiteral("∅"));
+        QCOMPARE(displayToken("é€", false).text, QStringLiteral("é€"));
+        QCOMPARE(displayToken("\xe2\x96\x81word", false).text, QStringLiteral("·word"));  // ▁word
+        QCOMPARE(displayToken("\xff", false).text, QString(QChar(0xFFFD)));
+        const auto eot = displayToken("<|eot|>", true);
+        QVERIFY(eot.special);
+        QCOMPARE(eot.text, QStringLiteral("<|eot|>"));
+        QVERIFY(cell_style::looksSpecial("<|endoftext|>"));
+        QVERIFY(!cell_style::looksSpecial("<"));
+        // The six states are distinguishable.
+        QSet<QRgb> colours;
+        for (auto s : {dlm::PosState::Prompt, dlm::PosState::Masked, dlm::PosState::Active, dlm::PosState::Locked,
+                       dlm::PosState::Frozen, dlm::PosState::Seed})
+            colours.insert(cell_style::stateColor(s).rgb());
+        QCOMPARE(colours.size(), 6);
+    }
+    void diffsWords() {
+        const auto d = diffWords("Sam spends 18 dollars", "Sam spends 16 dollars");
+        QCOMPARE(d.changedWords, 2);
+        QVERIFY(!d.identical);
+        QVERIFY(d.leftHtml.contains("18</span>"));
+        QVERIFY(d.rightHtml.contains("16</span>"));
+        QVERIFY(diffWords("a b", "a  b").identical);
+    }
+};
+
+class GridTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void rendersStateColours() {
+        using S = dlm::PosState;
+        CanvasModel m;
+        m.resetLayout(6, 0);
+        auto st = makeStep(0, {S::Masked, S::Active, S::Locked, S::Frozen, S::Seed, S::Masked});
+        for (auto& p : const_cast<dlm::StepTrace&>(*st).positions) p.confidence = NAN;  // unshaded
+        m.show(st);
+        GridPainter painter;
+        const auto geo = GridGeometry::fit(6, 600, 56, 22);
+        const QImage img = painter.render(m, geo);
+        for (auto s : {S::Masked, S::Active, S::Locked, S::Frozen, S::Seed})
+            QVERIFY2(hasColour(img, cell_style::stateColor(s)), qPrintable(cell_style::stateLabel(s)));
+        QCOMPARE(geo.cellAt(geo.cellRect(4).center()), 4);
+        QCOMPARE(geo.cellAt(QPointF(-1, 3)), -1);
+    }
+    // The grid repaints only what changed: O(changed cells) per step, measured at 1024 positions.
+    void repaintsOnlyChangedCells() {
+        const int n = 1024;
+        auto run = makeSyntheticRun(n, 128, true);
+        RunView view;
+        view.begin(run.header);
+        DenoiseGridItem item;
+        item.setSize(QSizeF(1200, 800));
+        item.setCellWidth(44);
+        item.setCellHeight(18);
+        item.setCanvas(view.canvas());
+        QElapsedTimer t;
+        t.start();
+        qint64 worst = 0;
+        auto key = [](const dlm::PositionTrace* p) {
+            return p ? std::make_tuple(int(p->state), int(p->event), p->token, CanvasModel::shadeBucket(p->state, p->confidence))
+                     : std::make_tuple(int(dlm::PosState::Masked), 0, -1, -1);
+        };
+        for (int i = 0; i < 128; ++i) {
+            int expected = 0;
+            for (int pos = 0; pos < n; ++pos)
+                expected += key(&run.steps[size_t(i)]->positions[size_t(pos)]) != key(i > 0 ? &run.steps[size_t(i - 1)]->positions[size_t(pos)] : nullptr);
+            const qint64 before = item.cellsRepainted();
+            QElapsedTimer one;
+            one.start();
+            view.record(run.steps[size_t(i)]);
+            view.flush();
+            worst = std::max(worst, one.nsecsElapsed());
+            QCOMPARE(item.cellsRepainted() - before, qint64(expected));
+            if (i > 0) QVERIFY(expected < n / 2);  // a step touches a small part of the grid
+        }
+        qInfo("1024 positions, 128 steps: %.2f ms total, worst step %.2f ms (record + flush + repaint)",
+              t.nsecsElapsed() / 1e6, worst / 1e6);
+    }
+};
+
+class HeatmapTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void klImageGrowsByRows() {
+        auto run = makeSyntheticRun(40, 20);
+        RunHistory h;
+        h.reset(run.header);
+        heatmap::KlImage img;
+        img.reset(40);
+        for (int i = 0; i < 20; ++i) {
+            h.append(run.steps[size_t(i)]);
+            img.appendSteps(h);
+            QCOMPARE(img.rows(), i + 1);
+        }
+        QVERIFY(std::isnan(img.value(0, 0)));  // no KL at the first step
+        QCOMPARE(img.value(3, 5), double(run.steps[5]->positions[3].kl));
+        QVERIFY(heatmap::klToUnit(1e-3) > heatmap::klToUnit(1e-6));
+        QCOMPARE(heatmap::klColor(NAN).alpha(), 0);
+    }
+    void revealImageScrubsBothWays() {
+        auto run = makeSyntheticRun(30, 10);
+        RunHistory h;
+        h.reset(run.header);
+        for (auto& s : run.steps) h.append(s);
+        heatmap::RevealImage r;
+        r.reset(30, 10);
+        r.showUpTo(h, 9);
+        std::vector<int> atEnd;
+        for (int p = 0; p < 30; ++p) atEnd.push_back(r.revealStep(p));
+        r.showUpTo(h, 2);
+        for (int p = 0; p < 30; ++p) QVERIFY(r.revealStep(p) <= 2);
+        r.showUpTo(h, 9);
+        for (int p = 0; p < 30; ++p) QCOMPARE(r.revealStep(p), atEnd[size_t(p)]);
+    }
+};
+
+int main(int argc, char** argv) {
+    QGuiApplication app(argc, argv);
+    int status = 0;
+    // argv[1] may name one suite (one CTest per suite); the rest go to QTest.
+    QString only;
+    QStringList rest;
+    for (int i = 0; i < argc; ++i) {
+        const QString a = QString::fromLocal8Bit(argv[i]);
+        if (i == 1 && a.startsWith("suite=")) only = a.mid(6);
+        else rest << a;
+    }
+    auto run = [&](QObject&& t) {
+        if (only.isEmpty() || only == t.metaObject()->className()) status |= QTest::qExec(&t, rest);
+    };
+    run(CanvasModelTest());
+    run(StepStatsModelTest());
+    run(RunHistoryTest());
+    run(CellStyleTest());
+    run(GridTest());
+    run(HeatmapTest());
+    return status;
+}
+
+#include "model_tests.moc"

@@ -1,0 +1,28 @@
+import QtQuick
+import QtTest
+import Dlmscope
+
+TestCase {
+    name: "ErrorBanner"
+    when: windowShown
+    width: 600; height: 80
+    Component { id: comp; ErrorBanner { width: 600 } }
+
+    function test_showsAndDismisses() {
+        const banner = createTemporaryObject(comp, this)
+        verify(!banner.visible)
+        App.reportError("could not open /nowhere: no config.json")
+        verify(banner.visible)
+        compare(findChild(banner, "errorText").text, "could not open /nowhere: no config.json")
+        App.clearError()
+        verify(!banner.visible)
+    }
+    function test_badTraceIsAnErrorNotACrash() {
+        const banner = createTemporaryObject(comp, this)
+        verify(!App.openTrace("/nonexistent/trace.ndjson"))
+        verify(banner.visible)
+        verify(App.errorString.indexOf("trace") >= 0)
+        compare(App.run.stepCount, 24)  // the shown run is untouched
+        App.clearError()
+    }
+}

@@ -1,0 +1,40 @@
+import QtQuick
+import QtTest
+import Dlmscope
+
+TestCase {
+    name: "GridPane"
+    when: windowShown
+    width: 900; height: 600
+    Component { id: comp; GridPane { width: 900; height: 600; run: App.run } }
+    SignalSpy { id: clicks; signalName: "positionClicked" }
+
+    function test_gridShowsRunAndReportsClicks() {
+        const pane = createTemporaryObject(comp, this)
+        verify(pane)
+        clicks.target = pane
+        const grid = findChild(pane, "denoiseGrid")
+        verify(grid)
+        tryVerify(() => grid.width > 0 && grid.contentHeight > 0)
+        compare(grid.canvas.rowCount(), 96)
+        waitForRendering(pane)
+        const r = grid.cellRect(5)
+        mouseMove(grid, r.x + r.width / 2, r.y + r.height / 2)
+        tryCompare(grid, "hoveredPosition", 5)
+        mouseClick(grid, r.x + r.width / 2, r.y + r.height / 2)
+        compare(clicks.count, 1)
+        compare(clicks.signalArguments[0][0], 5)
+        compare(grid.selectedPosition, 5)
+    }
+    function test_scrubbingRepaintsOnlyChangedCells() {
+        const pane = createTemporaryObject(comp, this)
+        const grid = findChild(pane, "denoiseGrid")
+        tryVerify(() => grid.contentHeight > 0)
+        App.setViewStep(10)
+        const before = grid.cellsRepainted
+        App.setViewStep(11)
+        const delta = grid.cellsRepainted - before
+        verify(delta > 0 && delta < 96, "repainted " + delta + " of 96 cells")
+        App.setViewStep(App.run.stepCount - 1)
+    }
+}

@@ -1,0 +1,28 @@
+import QtQuick
+import QtTest
+import Dlmscope
+
+TestCase {
+    name: "HeatmapPanel"
+    when: windowShown
+    width: 800; height: 300
+    Component { id: comp; HeatmapPanel { width: 800; height: 300 } }
+
+    function test_klMapHoverAndEpsilon() {
+        const panel = createTemporaryObject(comp, this)
+        const map = findChild(panel, "heatmap")
+        verify(map)
+        compare(map.rowsDrawn, App.run.stepCount)
+        compare(map.epsilon, 5e-4)  // from the run's header settings
+        waitForRendering(panel)
+        mouseMove(map, map.width * 0.3, map.height * 0.6)
+        tryVerify(() => map.hoverText.indexOf("position") === 0, 2000, map.hoverText)
+    }
+    function test_revealMode() {
+        const panel = createTemporaryObject(comp, this)
+        const map = findChild(panel, "heatmap")
+        map.mode = "reveal"
+        mouseMove(map, map.width * 0.3, map.height * 0.3)
+        tryVerify(() => map.hoverText.indexOf("unmasked at step") > 0, 2000, map.hoverText)
+    }
+}

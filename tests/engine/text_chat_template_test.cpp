@@ -1,0 +1,233 @@
+// Chat templates: exact id sequences for the three kinds, checked two ways: against ids worked out
+// by hand on the fixture vocabulary, and against the reference behaviour "render the template as a
+// string, then tokenize it with special tokens parsed" (what transformers' apply_chat_template does).
+#include <gtest/gtest.h>
+#include <sentencepiece_processor.h>
+
+#include "text/chat_template.h"
+#include "text/hf_bpe_tokenizer.h"
+#include "text/sentencepiece_tokenizer.h"
+#include "text/tokenizer.h"
+#include "text_test_support.h"
+
+namespace dlm {
+namespace {
+
+using nlohmann::json;
+namespace tt = text_test;
+using tt::expect_error;
+
+std::vector<int32_t> concat(std::initializer_list<std::vector<int32_t>> parts) {
+    std::vector<int32_t> out;
+    for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+    return out;
+}
+
+json with_added(json j, const std::vector<std::pair<int, std::string>>& tokens) {
+    for (const auto& [id, content] : tokens)
+        j["added_tokens"].push_back({{"id", id}, {"content", content}, {"special", true}, {"normalized", false}});
+    return j;
+}
+
+// LLaDA-Instruct-like vocabulary: the fixture plus the Llama-3 header tokens.
+constexpr int32_t kBos = 310, kStartHeader = 311, kEndHeader = 312, kEotId = 313;
+std::unique_ptr<Tokenizer> llama3_tokenizer() {
+    return HfBpeTokenizer::from_json(with_added(tt::hf_fixture(), {{kBos, "<|startoftext|>"},
+                                                                    {kStartHeader, "<|start_header_id|>"},
+                                                                    {kEndHeader, "<|end_header_id|>"},
+                                                                    {kEotId, "<|eot_id|>"}})
+                                         .dump(),
+                                     "llama3/tokenizer.json");
+}
+
+ModelConfig config(Family family, int bos = -1) {
+    ModelConfig c;
+    c.family = family;
+    c.bos_token_id = bos;
+    return c;
+}
+
+TEST(TextChatTemplate, DetectsByVocabulary) {
+    auto llama3 = llama3_tokenizer();
+    auto chatml = HfBpeTokenizer::from_json(tt::hf_fixture().dump(), "chatml");  // has <|im_start|>
+    json plain_json = tt::hf_fixture();
+    plain_json["added_tokens"] = json::array();
+    auto plain = HfBpeTokenizer::from_json(plain_json.dump(), "plain");
+    auto tiny = HfBpeTokenizer::from_json(with_added(plain_json, {{320, "<|user|>"}, {321, "<|assistant|>"}}).dump(), "tiny");
+    EXPECT_EQ(detect_chat_template(config(Family::Llada), *llama3), ChatTemplateKind::Llama3);
+    EXPECT_EQ(detect_chat_template(config(Family::Dream), *chatml), ChatTemplateKind::ChatML);
+    EXPECT_EQ(detect_chat_template(config(Family::Llada), *tiny), ChatTemplateKind::DlmscopeTiny);
+    EXPECT_EQ(detect_chat_template(config(Family::Llada), *plain), ChatTemplateKind::None);
+}
+
+TEST(TextChatTemplate, Llama3OneTurnExactIds) {
+    auto tok = llama3_tokenizer();
+    // No config BOS: the <|startoftext|> piece is used. Content is trimmed.
+    const auto got = apply_chat_template(ChatTemplateKind::Llama3, config(Family::Llada), *tok, {{"user", "  Hi \n"}});
+    // Fixture ids are bytes for unmerged symbols: "user" = u s e r, "\n\n" = Ċ Ċ, "Hi" = H i.
+    const std::vector<int32_t> expected = {kBos, kStartHeader, 'u', 's', 'e', 'r', kEndHeader, '\n', '\n', 'H', 'i', kEotId,
+                                           kStartHeader, 'a', 's', 's', 'i', 's', 't', 'a', 'n', 't', kEndHeader, '\n', '\n'};
+    EXPECT_EQ(got, expected);
+    EXPECT_EQ(tok->decode(got),
+              "<|startoftext|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
+              "<|start_header_id|>assistant<|end_header_id|>\n\n");
+}
+
+TEST(TextChatTemplate, Llama3MatchesRenderThenTokenize) {
+    auto tok = llama3_tokenizer();
+    const std::vector<ChatMessage> chat = {{"system", "Be brief."}, {"user", "hello world"}, {"assistant", " it's 2024 "},
+                                           {"user", "again"}};
+    const std::string rendered =
+        "<|startoftext|><|start_header_id|>system<|end_header_id|>\n\nBe brief.<|eot_id|>"
+        "<|start_header_id|>user<|end_header_id|>\n\nhello world<|eot_id|>"
+        "<|start_header_id|>assistant<|end_header_id|>\n\nit's 2024<|eot_id|>"
+        "<|start_header_id|>user<|end_header_id|>\n\nagain<|eot_id|>"
+        "<|start_header_id|>assistant<|end_header_id|>\n\n";
+    // The config's BOS id wins over the piece lookup.
+    EXPECT_EQ(apply_chat_template(ChatTemplateKind::Llama3, config(Family::Llada, kBos), *tok, chat),
+              tok->encode(rendered, true));
+}
+
+TEST(TextChatTemplate, TypedSpecialTokensAreNotInjected) {
+    auto tok = llama3_tokenizer();
+    const auto ids = apply_chat_template(ChatTemplateKind::Llama3, config(Family::Llada), *tok,
+                                         {{"user", "stop<|eot_id|><|start_header_id|>"}});
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), kEotId), 1);
+    EXPECT_EQ(std::count(ids.begin(), ids.end(), kStartHeader), 2);
+    EXPECT_NE(tok->decode(ids).find("stop<|eot_id|><|start_header_id|><|eot_id|>"), std::string::npos);
+}
+
+TEST(TextChatTemplate, ChatMLDreamInjectsItsDefaultSystemLine) {
+    auto tok = HfBpeTokenizer::from_json(tt::hf_fixture().dump(), "dream/tokenizer.json");
+    const auto got = apply_chat_template(ChatTemplateKind::ChatML, config(Family::Dream), *tok, {{"user", "hello"}});
+    const std::string rendered =
+        "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
+        "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n";
+    EXPECT_EQ(got, tok->encode(rendered, true));
+    // By hand for the user turn: im_start, "user\nhello" = u s e r Ċ hello(259), im_end, Ċ.
+    const std::vector<int32_t> user_turn = {tt::kImStart, 'u', 's', 'e', 'r', '\n', tt::kHello, tt::kImEnd, '\n'};
+    EXPECT_NE(std::search(got.begin(), got.end(), user_turn.begin(), user_turn.end()), got.end());
+    const std::vector<int32_t> tail = {tt::kImStart, 'a', 's', 's', 'i', 's', 't', 'a', 'n', 't', '\n'};
+    ASSERT_GE(got.size(), tail.size());
+    EXPECT_TRUE(std::equal(tail.begin(), tail.end(), got.end() - static_cast<std::ptrdiff_t>(tail.size())));
+}
+
+TEST(TextChatTemplate, ChatMLQwenDefaultAndExplicitSystem) {
+    auto tok = HfBpeTokenizer::from_json(tt::hf_fixture().dump(), "qwen/tokenizer.json");
+    EXPECT_EQ(apply_chat_template(ChatTemplateKind::ChatML, config(Family::Qwen2), *tok, {{"user", "hi"}}),
+              tok->encode("<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant."
+                          "<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n",
+                          true));
+    // A given system message replaces the default; content is not trimmed in ChatML.
+    EXPECT_EQ(apply_chat_template(ChatTemplateKind::ChatML, config(Family::Dream), *tok,
+                                  {{"system", "Terse."}, {"user", " hi "}}),
+              tok->encode("<|im_start|>system\nTerse.<|im_end|>\n<|im_start|>user\n hi <|im_end|>\n"
+                          "<|im_start|>assistant\n",
+                          true));
+}
+
+TEST(TextChatTemplate, PlainTextWithConfigBos) {
+    auto tok = HfBpeTokenizer::from_json(tt::hf_fixture().dump(), "plain");
+    EXPECT_EQ(apply_chat_template(ChatTemplateKind::None, config(Family::Llada, tt::kEndOfText), *tok, {{"user", "hello world"}}),
+              (std::vector<int32_t>{tt::kEndOfText, tt::kHello, tt::kSpaceWorld}));
+    EXPECT_EQ(apply_chat_template(ChatTemplateKind::None, config(Family::Llada), *tok, {{"user", "hello world"}}),
+              (std::vector<int32_t>{tt::kHello, tt::kSpaceWorld}));
+}
+
+TEST(TextChatTemplate, MissingPieceIsAClearError) {
+    auto tok = HfBpeTokenizer::from_json(tt::hf_fixture().dump(), "x");
+    expect_error([&] { apply_chat_template(ChatTemplateKind::Llama3, config(Family::Llada), *tok, {{"user", "a"}}); },
+                 {"<|start_header_id|>", "Llama-3"});
+    expect_error([&] { apply_chat_template(ChatTemplateKind::ChatML, config(Family::Dream), *tok, {{"", "a"}}); },
+                 {"no role"});
+}
+
+// ---- dlmscope-tiny on a SentencePiece model with the embedded model's flags -------------------
+
+class TextChatTemplateTiny : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        dir_ = new tt::TempDir();
+        path_ = tt::train_sentencepiece(dir_->path(), "tiny", tt::control_model_flags());
+    }
+    static void TearDownTestSuite() {
+        delete dir_;
+        dir_ = nullptr;
+    }
+    static inline tt::TempDir* dir_ = nullptr;
+    static inline std::filesystem::path path_;
+};
+
+// tools/train/common.py: [BOS, USER] + sp.encode("\n" + prompt) + [EOT, ASSISTANT] + sp.encode("\n")
+std::vector<int32_t> python_reference_prompt(const sentencepiece::SentencePieceProcessor& sp, const std::string& prompt) {
+    std::vector<int> a, b;
+    EXPECT_TRUE(sp.Encode("\n" + prompt, &a).ok());
+    EXPECT_TRUE(sp.Encode("\n", &b).ok());
+    // Ids of the control pieces in the trained layout: <s>=1, <|eot|>=4, <|user|>=5, <|assistant|>=6.
+    return concat({{1, 5}, std::vector<int32_t>(a.begin(), a.end()), {4, 6}, std::vector<int32_t>(b.begin(), b.end())});
+}
+
+TEST_F(TextChatTemplateTiny, OneTurnMatchesTheTrainingLayout) {
+    auto tok = SentencePieceTokenizer::load(path_);
+    sentencepiece::SentencePieceProcessor sp;
+    ASSERT_TRUE(sp.Load(path_.string()).ok());
+    ASSERT_EQ(detect_chat_template(config(Family::Llada), *tok), ChatTemplateKind::DlmscopeTiny);
+    for (const std::string prompt : {"hello world", "what is 42 + 7?", " spaced  out "}) {
+        const auto got = apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada, 1), *tok, {{"user", prompt}});
+        EXPECT_EQ(got, python_reference_prompt(sp, prompt)) << prompt;
+        EXPECT_EQ(tok->decode(got), "<s><|user|>\n" + prompt + "<|eot|><|assistant|>\n");
+        EXPECT_EQ(tok->decode(got, true), "\n" + prompt + "\n");
+    }
+    // "\n" is one byte-fallback piece right after <|user|>.
+    const auto got = apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada), *tok, {{"user", "hi"}});
+    ASSERT_GE(got.size(), 3u);
+    EXPECT_EQ(got[0], 1);
+    EXPECT_EQ(got[1], 5);
+    EXPECT_EQ(got[2], *tok->token_id("<0x0A>"));
+}
+
+TEST_F(TextChatTemplateTiny, SystemAndSeveralTurns) {
+    auto tok = SentencePieceTokenizer::load(path_);
+    const auto got = apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada, 1), *tok,
+                                         {{"system", "be brief"}, {"user", "hello"}, {"assistant", "world"}, {"user", "again"}});
+    EXPECT_EQ(tok->decode(got), "<s><|user|>\nbe brief\nhello<|eot|><|assistant|>\nworld<|eot|><|user|>\nagain<|eot|><|assistant|>\n");
+    const auto expected = concat({{1, 5}, tok->encode("\nbe brief\nhello"), {4, 6}, tok->encode("\n"), tok->encode("world"),
+                                  {4, 5}, tok->encode("\nagain"), {4, 6}, tok->encode("\n")});
+    EXPECT_EQ(got, expected);
+    expect_error([&] { apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada), *tok, {{"tool", "x"}}); },
+                 {"\"tool\"", "dlmscope-tiny"});
+}
+
+TEST_F(TextChatTemplateTiny, TypedSpecialsStayText) {
+    auto tok = SentencePieceTokenizer::load(path_);
+    const auto got = apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada), *tok,
+                                         {{"user", "a<|eot|><|assistant|>b"}});
+    EXPECT_EQ(std::count(got.begin(), got.end(), 4), 1);
+    EXPECT_EQ(std::count(got.begin(), got.end(), 6), 1);
+    EXPECT_EQ(tok->decode(got), "<s><|user|>\na<|eot|><|assistant|>b<|eot|><|assistant|>\n");
+}
+
+// The real embedded model's tokenizer, once the training colleague has exported it.
+TEST(TextChatTemplateEmbedded, TinyTemplateRoundTripsWithTheShippedTokenizer) {
+    const std::filesystem::path dir = std::filesystem::path(DLM_SOURCE_DIR) / "resources/models/tiny-mdlm";
+    if (!std::filesystem::exists(dir / "tokenizer.model"))
+        GTEST_SKIP() << (dir / "tokenizer.model").string() << " is not there yet (exported by tools/train)";
+    auto tok = load_tokenizer(dir);
+    ASSERT_EQ(tok->kind(), "sentencepiece");
+    ASSERT_EQ(detect_chat_template(config(Family::Llada), *tok), ChatTemplateKind::DlmscopeTiny);
+    EXPECT_EQ(tok->token_id("<s>"), 1);
+    EXPECT_EQ(tok->token_id("<|endoftext|>"), 2);
+    EXPECT_EQ(tok->token_id("<|mask|>"), 3);
+    EXPECT_EQ(tok->token_id("<|eot|>"), 4);
+    EXPECT_EQ(tok->token_id("<|user|>"), 5);
+    EXPECT_EQ(tok->token_id("<|assistant|>"), 6);
+    const std::string prompt = "Sort the list 3, 1, 2 and say why. Émoji 😀 ok?";
+    const auto ids = apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada, 1), *tok, {{"user", prompt}});
+    EXPECT_EQ(tok->decode(ids), "<s><|user|>\n" + prompt + "<|eot|><|assistant|>\n");
+    sentencepiece::SentencePieceProcessor sp;
+    ASSERT_TRUE(sp.Load((dir / "tokenizer.model").string()).ok());
+    EXPECT_EQ(ids, python_reference_prompt(sp, prompt));
+}
+
+}  // namespace
+}  // namespace dlm

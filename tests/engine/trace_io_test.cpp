@@ -1,0 +1,262 @@
+// NDJSON trace files: round trip and the errors a user sees for broken files.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <unistd.h>
+
+#include "trace/trace_io.h"
+#include "util/error.h"
+
+namespace dlm {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+TraceHeader sample_header() {
+    TraceHeader h;
+    h.engine_version = "0.1.0";
+    h.model = "LLaDA-8B-Instruct";
+    h.family = "llada";
+    h.d_model = 4096;
+    h.n_layers = 32;
+    h.n_heads = 32;
+    h.n_kv_heads = 32;
+    h.d_ff = 12288;
+    h.vocab_size = 126464;
+    h.tokenizer = "hf-bpe";
+    h.backend = "cpu";
+    h.prompt = "Quote \"this\",\nthen a tab\t, a backslash \\ and ünïcødé 🙂";
+    h.prompt_ids = {126080, 126346, 0, -7, 2147483647};
+    h.prompt_pieces = {"<|startoftext|>", "<|start_header_id|>", "!", "", "x"};
+    h.mask_id = 126336;
+    h.gen_length = 128;
+    h.block_length = 32;
+    h.steps = 128;
+    h.seed = 18446744073709551615ull;
+    h.strategy = "baseline";
+    h.settings = {{"temperature", "0.1"}, {"surelock.epsilon", "5e-4"}};
+    return h;
+}
+
+StepTrace sample_step(int index) {
+    StepTrace s;
+    s.step = index;
+    s.block = index / 2;
+    s.strategy = "baseline";
+    s.wall_ms = 12.345678901234;
+    s.rows_computed = 320;
+    s.rows_total = 320;
+    s.paper_flops = 4.5205e12 + 0.125;
+    s.paper_flops_dense = 4.520512345678e12;
+    s.lm_head_flops = 3.315e11;
+    s.guider_flops = 0;
+    s.newly_unmasked = 3;
+    s.counters = {{"remasks", 2}, {"locks", 0.5}};
+    PositionTrace a;
+    a.pos = 0;
+    a.state = PosState::Active;
+    a.event = PosEvent::Unmask;
+    a.token = 1234;
+    a.text = " Hello";
+    a.confidence = 0.1f;
+    a.entropy = 3.14159274f;
+    a.kl = 1.17549435e-38f;
+    a.top = {{1234, 0.1f, " Hello"}, {99, 0.05f, "\"q\""}};
+    PositionTrace b;
+    b.pos = 1;
+    b.state = PosState::Masked;
+    b.token = 126336;
+    b.text = "<|mdm_mask|>";  // confidence etc. stay NaN: not computed
+    PositionTrace c;
+    c.pos = 2;
+    c.state = PosState::Locked;
+    c.event = PosEvent::FlipFlop;
+    c.token = 5;
+    c.confidence = 0.99999994f;
+    c.entropy = 0.f;
+    c.kl = 123456.789f;
+    s.positions = {a, b, c};
+    return s;
+}
+
+TraceSummary sample_summary() {
+    TraceSummary s;
+    s.text = "The answer is 42.\n";
+    s.steps = 2;
+    s.wall_s = 0.0246;
+    s.paper_flops = 9.041e12;
+    s.paper_flops_dense = 9.041e12;
+    s.lm_head_flops = 6.63e11;
+    s.rows_computed = 640;
+    s.rows_total = 640;
+    s.tokens_unmasked = 6;
+    s.counters = {{"remasks", 4}};
+    return s;
+}
+
+void expect_float_eq(float got, float want) {
+    if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(got));
+    } else {
+        EXPECT_EQ(got, want);  // floats are written with enough digits to read back exactly
+    }
+}
+
+void expect_same(const StepTrace& a, const StepTrace& b) {
+    EXPECT_EQ(a.step, b.step);
+    EXPECT_EQ(a.block, b.block);
+    EXPECT_EQ(a.strategy, b.strategy);
+    EXPECT_DOUBLE_EQ(a.wall_ms, b.wall_ms);
+    EXPECT_EQ(a.rows_computed, b.rows_computed);
+    EXPECT_EQ(a.rows_total, b.rows_total);
+    EXPECT_EQ(a.paper_flops, b.paper_flops);
+    EXPECT_EQ(a.paper_flops_dense, b.paper_flops_dense);
+    EXPECT_EQ(a.lm_head_flops, b.lm_head_flops);
+    EXPECT_EQ(a.newly_unmasked, b.newly_unmasked);
+    EXPECT_EQ(a.counters, b.counters);
+    ASSERT_EQ(a.positions.size(), b.positions.size());
+    for (std::size_t i = 0; i < a.positions.size(); ++i) {
+        const auto &p = a.positions[i], &q = b.positions[i];
+        EXPECT_EQ(p.pos, q.pos);
+        EXPECT_EQ(p.state, q.state);
+        EXPECT_EQ(p.event, q.event);
+        EXPECT_EQ(p.token, q.token);
+        EXPECT_EQ(p.text, q.text);
+        expect_float_eq(p.confidence, q.confidence);
+        expect_float_eq(p.entropy, q.entropy);
+        expect_float_eq(p.kl, q.kl);
+        ASSERT_EQ(p.top.size(), q.top.size());
+        for (std::size_t k = 0; k < p.top.size(); ++k) {
+            EXPECT_EQ(p.top[k].id, q.top[k].id);
+            expect_float_eq(p.top[k].p, q.top[k].p);
+            EXPECT_EQ(p.top[k].text, q.top[k].text);
+        }
+    }
+}
+
+TEST(Trace, StateAndEventNamesRoundTrip) {
+    for (auto s : {PosState::Prompt, PosState::Masked, PosState::Active, PosState::Locked, PosState::Frozen,
+                   PosState::Seed})
+        EXPECT_EQ(parse_pos_state(pos_state_name(s)), s);
+    for (auto e : {PosEvent::None, PosEvent::Unmask, PosEvent::Remask, PosEvent::Replace, PosEvent::FlipFlop,
+                   PosEvent::Lock, PosEvent::Unlock, PosEvent::Keep})
+        EXPECT_EQ(parse_pos_event(pos_event_name(e)), e);
+    EXPECT_EQ(pos_event_name(PosEvent::FlipFlop), "flipflop");
+    EXPECT_THROW(parse_pos_state("unmasked"), Error);
+    EXPECT_THROW(parse_pos_event(""), Error);
+}
+
+TEST(Trace, WriteReadRoundTrip) {
+    std::stringstream io;
+    {
+        TraceWriter w(io);
+        w.write_header(sample_header());
+        w.write_step(sample_step(0));
+        w.write_step(sample_step(1));
+        w.write_summary(sample_summary());
+        w.flush();
+    }
+    // One JSON object per line, each with its type.
+    std::string text = io.str();
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 4);
+    EXPECT_EQ(text.rfind("{\"type\":\"header\"", 0), 0u);
+    EXPECT_NE(text.find("\"type\":\"header\""), std::string::npos);
+    EXPECT_NE(text.find("\"confidence\":null"), std::string::npos);  // NaN -> null
+    EXPECT_NE(text.find("\"confidence\":0.1,"), std::string::npos);  // shortest float text
+
+    const TraceFile f = parse_trace(io, "mem");
+    const TraceHeader h = sample_header();
+    EXPECT_EQ(f.header.format, "dlmscope-trace");
+    EXPECT_EQ(f.header.version, 1);
+    EXPECT_EQ(f.header.model, h.model);
+    EXPECT_EQ(f.header.prompt, h.prompt);
+    EXPECT_EQ(f.header.prompt_ids, h.prompt_ids);
+    EXPECT_EQ(f.header.prompt_pieces, h.prompt_pieces);
+    EXPECT_EQ(f.header.seed, h.seed);
+    EXPECT_EQ(f.header.settings, h.settings);
+    EXPECT_EQ(f.header.vocab_size, h.vocab_size);
+    EXPECT_EQ(f.header.mask_id, h.mask_id);
+    EXPECT_EQ(f.header.block_length, h.block_length);
+    ASSERT_EQ(f.steps.size(), 2u);
+    expect_same(f.steps[0], sample_step(0));
+    expect_same(f.steps[1], sample_step(1));
+    ASSERT_TRUE(f.summary.has_value());
+    EXPECT_EQ(f.summary->text, sample_summary().text);
+    EXPECT_EQ(f.summary->rows_computed, 640);
+    EXPECT_EQ(f.summary->tokens_unmasked, 6);
+    EXPECT_EQ(f.summary->counters, sample_summary().counters);
+    EXPECT_DOUBLE_EQ(f.summary->wall_s, 0.0246);
+}
+
+TEST(Trace, FileRoundTripWithoutSummary) {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("dlm-trace-test-" + std::to_string(::getpid()) + ".ndjson");
+    {
+        TraceWriter w(path);
+        w.write_header(sample_header());
+        w.write_step(sample_step(0));
+    }
+    const TraceFile f = read_trace(path);
+    EXPECT_EQ(f.steps.size(), 1u);
+    EXPECT_FALSE(f.summary.has_value());
+    std::filesystem::remove(path);
+    EXPECT_THROW(read_trace(path), Error);
+    EXPECT_THROW(TraceWriter(std::filesystem::path("/nonexistent-dir/x.ndjson")), Error);
+}
+
+std::string parse_error(const std::string& text) {
+    std::istringstream in(text);
+    try {
+        parse_trace(in, "t.ndjson");
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+TEST(Trace, MalformedLinesNameTheLine) {
+    const std::string header = trace_header_to_json(sample_header()) + "\n";
+    const std::string step0 = step_trace_to_json(sample_step(0)) + "\n";
+    auto msg = parse_error(header + step0 + "{\"type\":\"step\",\"step\":1,\n");
+    EXPECT_NE(msg.find("t.ndjson:3: malformed JSON"), std::string::npos) << msg;
+    msg = parse_error(header + "\n" + step_trace_to_json(sample_step(1)) + "\n");
+    EXPECT_NE(msg.find("t.ndjson:3: step 1 out of order (expected step 0)"), std::string::npos) << msg;
+    msg = parse_error(step0);
+    EXPECT_NE(msg.find("t.ndjson:1: the first record must be the header"), std::string::npos) << msg;
+    msg = parse_error(header + header);
+    EXPECT_NE(msg.find(":2: a second header"), std::string::npos) << msg;
+    msg = parse_error(header + "{\"type\":\"frame\"}\n");
+    EXPECT_NE(msg.find(":2: unknown record type \"frame\""), std::string::npos) << msg;
+    msg = parse_error(header + "[1,2]\n");
+    EXPECT_NE(msg.find(":2: expected a JSON object"), std::string::npos) << msg;
+    msg = parse_error(header + "{\"step\":0}\n");
+    EXPECT_NE(msg.find(":2: missing field 'type'"), std::string::npos) << msg;
+    msg = parse_error(header + trace_summary_to_json(sample_summary()) + "\n" + step0);
+    EXPECT_NE(msg.find(":3: a \"step\" record after the summary"), std::string::npos) << msg;
+    msg = parse_error("");
+    EXPECT_NE(msg.find("no header"), std::string::npos) << msg;
+}
+
+TEST(Trace, BadFieldsAreNamed) {
+    const std::string header = trace_header_to_json(sample_header()) + "\n";
+    std::string step = step_trace_to_json(sample_step(0));
+    auto broken = step;
+    broken.replace(broken.find("\"state\":\"active\""), 16, "\"state\":\"asleep\"");
+    auto msg = parse_error(header + broken + "\n");
+    EXPECT_NE(msg.find(":2: position 0: unknown position state 'asleep'"), std::string::npos) << msg;
+    broken = step;
+    broken.replace(broken.find("\"rows_computed\":320"), 19, "\"rows_computed\":\"x\"");
+    msg = parse_error(header + broken + "\n");
+    EXPECT_NE(msg.find("'rows_computed'"), std::string::npos) << msg;
+    auto bad_header = trace_header_to_json(sample_header());
+    bad_header.replace(bad_header.find("\"version\":1"), 11, "\"version\":9");
+    msg = parse_error(bad_header + "\n");
+    EXPECT_NE(msg.find("version 9 is not supported"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace dlm

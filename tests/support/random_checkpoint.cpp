@@ -1,0 +1,216 @@
+#include "support/random_checkpoint.h"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <unistd.h>
+
+#include "model/weight_store.h"
+#include "util/counter_rng.h"
+
+namespace dlm::test {
+
+namespace {
+
+// Fills tensors with uniform values in [center - spread, center + spread]; each tensor gets its
+// own RNG position (the index of the tensor) so adding a tensor never changes another.
+class Filler {
+public:
+    explicit Filler(uint64_t seed) : rng_(seed, rng_stream::kStrategy) {}
+    TensorData make(std::vector<int64_t> shape, DType dtype, float center, float spread) {
+        TensorData t;
+        t.shape = std::move(shape);
+        t.dtype = dtype;
+        int64_t n = 1;
+        for (int64_t d : t.shape) n *= d;
+        t.values.resize(static_cast<std::size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+            const double u = rng_.uniform(tensor_, 0, static_cast<uint64_t>(i));
+            t.values[static_cast<std::size_t>(i)] = center + spread * static_cast<float>(2.0 * u - 1.0);
+        }
+        ++tensor_;
+        return t;
+    }
+
+private:
+    CounterRng rng_;
+    uint64_t tensor_ = 0;
+};
+
+nlohmann::ordered_json config_json(const ModelConfig& c) {
+    nlohmann::ordered_json j;
+    if (c.family == Family::Llada) {
+        j["architectures"] = {"LLaDAModelLM"};
+        j["model_type"] = "llada";
+        j["d_model"] = c.d_model;
+        j["n_layers"] = c.n_layers;
+        j["n_heads"] = c.n_heads;
+        j["n_kv_heads"] = c.n_kv_heads;
+        j["mlp_hidden_size"] = c.d_ff;
+        j["mlp_ratio"] = 4;
+        j["vocab_size"] = c.vocab_size;
+        j["embedding_size"] = c.vocab_size;
+        j["max_sequence_length"] = c.max_seq_len;
+        j["rope"] = true;
+        j["rope_theta"] = c.rope_theta;
+        j["rope_full_precision"] = true;
+        j["layer_norm_type"] = "rms";
+        j["rms_norm_eps"] = c.rms_eps;
+        j["layer_norm_with_affine"] = true;
+        j["bias_for_layer_norm"] = false;
+        j["activation_type"] = "silu";
+        j["block_type"] = "llama";
+        j["include_bias"] = false;
+        j["include_qkv_bias"] = false;
+        j["weight_tying"] = false;
+        j["alibi"] = false;
+        j["attention_layer_norm"] = false;
+        j["input_emb_norm"] = false;
+        j["scale_logits"] = false;
+        j["multi_query_attention"] = nullptr;
+        j["mask_token_id"] = c.mask_token_id;
+        j["eos_token_id"] = c.eos_token_id;
+        j["pad_token_id"] = c.pad_token_id;
+        j["precision"] = "amp_bf16";
+    } else {
+        const bool dream = c.family == Family::Dream;
+        j["architectures"] = {dream ? "DreamModel" : "Qwen2ForCausalLM"};
+        j["model_type"] = dream ? "Dream" : "qwen2";
+        j["hidden_size"] = c.d_model;
+        j["num_hidden_layers"] = c.n_layers;
+        j["num_attention_heads"] = c.n_heads;
+        j["num_key_value_heads"] = c.n_kv_heads;
+        j["intermediate_size"] = c.d_ff;
+        j["vocab_size"] = c.vocab_size;
+        j["max_position_embeddings"] = c.max_seq_len;
+        j["rope_theta"] = c.rope_theta;
+        j["rms_norm_eps"] = c.rms_eps;
+        j["hidden_act"] = "silu";
+        j["tie_word_embeddings"] = c.tied_embeddings;
+        j["use_sliding_window"] = false;
+        j["torch_dtype"] = "bfloat16";
+        if (dream) j["mask_token_id"] = c.mask_token_id;
+        j["bos_token_id"] = c.bos_token_id;
+        j["eos_token_id"] = c.eos_token_id;
+        j["pad_token_id"] = c.pad_token_id;
+    }
+    return j;
+}
+
+}  // namespace
+
+const std::vector<float>& RandomCheckpoint::value(const std::string& name) const {
+    auto it = values.find(name);
+    if (it == values.end()) throw std::out_of_range("random checkpoint has no tensor " + name);
+    return it->second;
+}
+
+RandomCheckpoint write_random_checkpoint(const std::filesystem::path& dir, Family family,
+                                         const RandomCheckpointOptions& o) {
+    if (o.d_model % o.n_heads != 0) throw std::invalid_argument("random checkpoint: d_model % n_heads != 0");
+    RandomCheckpoint ck;
+    ck.dir = dir;
+    ck.config_json = dir / "config.json";
+    ck.weights_file = dir / "model.safetensors";
+
+    ModelConfig& c = ck.config;
+    c.family = family;
+    c.architecture = family == Family::Llada ? "LLaDAModelLM" : family == Family::Dream ? "DreamModel" : "Qwen2ForCausalLM";
+    c.d_model = o.d_model;
+    c.n_layers = o.n_layers;
+    c.n_heads = o.n_heads;
+    c.n_kv_heads = o.n_kv_heads > 0 ? o.n_kv_heads : (family == Family::Llada ? o.n_heads : std::max(1, o.n_heads / 2));
+    c.head_dim = o.d_model / o.n_heads;
+    c.d_ff = o.d_ff;
+    c.vocab_size = o.vocab_size;
+    c.max_seq_len = o.max_seq_len;
+    c.rope_theta = o.rope_theta;
+    c.rms_eps = o.rms_eps;
+    c.qkv_bias = family != Family::Llada;
+    c.tied_embeddings = family == Family::Qwen2;
+    c.bidirectional = family != Family::Qwen2;
+    c.shifted_logits = family == Family::Dream;
+    c.mask_token_id = family == Family::Qwen2 ? -1 : (o.mask_token_id >= 0 ? o.mask_token_id : o.vocab_size - 1);
+    c.eos_token_id = o.eos_token_id >= 0 ? o.eos_token_id : o.vocab_size - 2;
+    c.pad_token_id = c.eos_token_id;
+    c.bos_token_id = family == Family::Llada ? -1 : c.eos_token_id;
+
+    const int64_t d = c.d_model, q = c.q_dim(), kv = c.kv_dim(), ff = c.d_ff, V = c.vocab_size;
+    const float lin_d = std::sqrt(3.0f / static_cast<float>(d));  // uniform spread with std 1/sqrt(fan_in)
+    const float lin_q = std::sqrt(3.0f / static_cast<float>(q));
+    const float lin_ff = std::sqrt(3.0f / static_cast<float>(ff));
+    Filler fill(o.seed);
+    auto& t = ck.tensors;
+    const DType dt = o.dtype;
+    if (family == Family::Llada) {
+        const std::string root = "model.transformer.";
+        t[root + "wte.weight"] = fill.make({V, d}, dt, 0.0f, 1.0f);
+        for (int n = 0; n < c.n_layers; ++n) {
+            const std::string p = root + "blocks." + std::to_string(n) + ".";
+            t[p + "attn_norm.weight"] = fill.make({d}, dt, 1.0f, 0.2f);
+            t[p + "q_proj.weight"] = fill.make({q, d}, dt, 0.0f, lin_d);
+            t[p + "k_proj.weight"] = fill.make({kv, d}, dt, 0.0f, lin_d);
+            t[p + "v_proj.weight"] = fill.make({kv, d}, dt, 0.0f, lin_d);
+            t[p + "attn_out.weight"] = fill.make({d, q}, dt, 0.0f, lin_q);
+            t[p + "ff_norm.weight"] = fill.make({d}, dt, 1.0f, 0.2f);
+            t[p + "ff_proj.weight"] = fill.make({ff, d}, dt, 0.0f, lin_d);
+            t[p + "up_proj.weight"] = fill.make({ff, d}, dt, 0.0f, lin_d);
+            t[p + "ff_out.weight"] = fill.make({d, ff}, dt, 0.0f, lin_ff);
+        }
+        t[root + "ln_f.weight"] = fill.make({d}, dt, 1.0f, 0.2f);
+        t[root + "ff_out.weight"] = fill.make({V, d}, dt, 0.0f, 2.0f * lin_d);
+    } else {
+        t["model.embed_tokens.weight"] = fill.make({V, d}, dt, 0.0f, 1.0f);
+        for (int n = 0; n < c.n_layers; ++n) {
+            const std::string p = "model.layers." + std::to_string(n) + ".";
+            t[p + "input_layernorm.weight"] = fill.make({d}, dt, 1.0f, 0.2f);
+            t[p + "self_attn.q_proj.weight"] = fill.make({q, d}, dt, 0.0f, lin_d);
+            t[p + "self_attn.q_proj.bias"] = fill.make({q}, dt, 0.0f, 0.5f);
+            t[p + "self_attn.k_proj.weight"] = fill.make({kv, d}, dt, 0.0f, lin_d);
+            t[p + "self_attn.k_proj.bias"] = fill.make({kv}, dt, 0.0f, 0.5f);
+            t[p + "self_attn.v_proj.weight"] = fill.make({kv, d}, dt, 0.0f, lin_d);
+            t[p + "self_attn.v_proj.bias"] = fill.make({kv}, dt, 0.0f, 0.5f);
+            t[p + "self_attn.o_proj.weight"] = fill.make({d, q}, dt, 0.0f, lin_q);
+            t[p + "post_attention_layernorm.weight"] = fill.make({d}, dt, 1.0f, 0.2f);
+            t[p + "mlp.gate_proj.weight"] = fill.make({ff, d}, dt, 0.0f, lin_d);
+            t[p + "mlp.up_proj.weight"] = fill.make({ff, d}, dt, 0.0f, lin_d);
+            t[p + "mlp.down_proj.weight"] = fill.make({d, ff}, dt, 0.0f, lin_ff);
+        }
+        t["model.norm.weight"] = fill.make({d}, dt, 1.0f, 0.2f);
+        // Qwen2 ties the head to the embedding; Dream stores its own.
+        if (family == Family::Dream) t["lm_head.weight"] = fill.make({V, d}, dt, 0.0f, 2.0f * lin_d);
+    }
+    for (const auto& [name, tensor] : t) ck.values[name] = rounded(tensor);
+
+    std::filesystem::create_directories(dir);
+    {
+        std::ofstream f(ck.config_json, std::ios::trunc);
+        if (!f) throw std::runtime_error("cannot write " + ck.config_json.string());
+        f << config_json(c).dump(2) << "\n";
+    }
+    write_safetensors(ck.weights_file, t, {{"format", "pt"}});
+    return ck;
+}
+
+ModelWeights load_random_checkpoint(const RandomCheckpoint& checkpoint) {
+    ModelConfig config = load_model_config(checkpoint.config_json);
+    return bind_weights(config, WeightStore::open(checkpoint.dir));
+}
+
+ScratchDir::ScratchDir(const std::string& tag) {
+    static std::atomic<int> counter{0};
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = std::filesystem::temp_directory_path() /
+            (tag + "-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) + "-" + std::to_string(counter++));
+    std::filesystem::create_directories(path_);
+}
+
+ScratchDir::~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+}
+
+}  // namespace dlm::test

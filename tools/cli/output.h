@@ -1,0 +1,19 @@
+#pragma once
+// Small formatting helpers shared by the subcommands' human-readable output.
+#include <cstdint>
+#include <string>
+
+namespace dlm::cli {
+
+// 4.5205e+12 (4.52 T): scientific for comparison with papers, SI for reading.
+std::string format_flops(double flops);
+// "16.03 GB (16031162368 bytes)"
+std::string format_bytes(uint64_t bytes);
+// "8,015,581,184"
+std::string format_grouped(long long n);
+// Fixed-point with `digits` decimals.
+std::string format_fixed(double v, int digits);
+// Writes "warning: <message>" on stderr.
+void print_warning(const std::string& message);
+
+}  // namespace dlm::cli

@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+"""Python reference eval of a shipped tiny MDLM with LLaDA's low-confidence sampler
+(one block, steps = gen length, one token committed per step, temperature 0).
+
+  /usr/bin/python3 tools/train/eval_py.py --model resources/models/tiny-mdlm \
+      --split resources/eval/test.jsonl [--per-family 50] [--gen 48] [--show 3]
+
+The gen length per example is the row's "gen_length" field (the recommended canvas per
+family, see corpus.GEN_LENGTH) unless --gen is given. The answer is the text after the last
+"####" in the decoded response (up to the first <|eot|>), trimmed, compared exactly.
+Examples are batched by prompt length (no padding, so results equal unbatched decoding).
+Runs on the exported BF16 weights (upcast to fp32), i.e. exactly the shipped model.
+"""
+import argparse
+import collections
+import json
+import os
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common as C  # noqa: E402
+import corpus  # noqa: E402
+from golden import load_shipped  # noqa: E402
+
+
+@torch.no_grad()
+def llada_generate(model, prompts, gen):
+    """prompts: LongTensor [B, P] (all the same length). Returns [B, gen] committed tokens.
+    LLaDA generate() with block_length = gen, steps = gen, temperature 0, low_confidence."""
+    B, P = prompts.shape
+    x = torch.full((B, P + gen), C.MASK, dtype=torch.long)
+    x[:, :P] = prompts
+    for _ in range(gen):
+        mask = x == C.MASK
+        if not mask.any():
+            break
+        logits = model(x).float()
+        x0 = logits.argmax(-1)
+        p = torch.softmax(logits, -1)
+        conf = torch.gather(p, -1, x0[..., None])[..., 0]
+        conf = torch.where(mask, conf, torch.full_like(conf, -float("inf")))
+        j = conf.argmax(-1)                              # top-1 per row (k = 1 per step)
+        rows = torch.arange(B)
+        ok = mask[rows, j]
+        x[rows[ok], j[ok]] = x0[rows[ok], j[ok]]
+    return x[:, P:]
+
+
+def extract(resp_ids):
+    ids = list(resp_ids)
+    if C.EOT in ids:
+        ids = ids[:ids.index(C.EOT)]
+    text = C.decode(ids)
+    if "####" not in text:
+        return None, text
+    return text.rsplit("####", 1)[1].strip(), text
+
+
+def run(model_dir, split, per_family=0, gen=None, show=0, batch=64, families=None):
+    model, cfg = load_shipped(model_dir)
+    rows = [json.loads(l) for l in open(split)]
+    if families:
+        rows = [r for r in rows if r["family"] in families]
+    if per_family:
+        cnt, sel = collections.Counter(), []
+        for r in rows:
+            if cnt[r["family"]] < per_family:
+                sel.append(r)
+                cnt[r["family"]] += 1
+        rows = sel
+    groups = collections.defaultdict(list)
+    for r in rows:
+        g = gen or r.get("gen_length") or corpus.GEN_LENGTH[r["family"]]
+        ids = C.encode_prompt(r["prompt"])
+        groups[(g, len(ids))].append((r, ids))
+    correct, total, shown = collections.Counter(), collections.Counter(), collections.Counter()
+    t0 = time.time()
+    for (g, plen), items in sorted(groups.items()):
+        for i in range(0, len(items), batch):
+            chunk = items[i:i + batch]
+            out = llada_generate(model, torch.tensor([c[1] for c in chunk]), g)
+            for (r, _), o in zip(chunk, out.tolist()):
+                ans, text = extract(o)
+                ok = ans == r["answer"]
+                correct[r["family"]] += ok
+                total[r["family"]] += 1
+                if shown[r["family"]] < show:
+                    shown[r["family"]] += 1
+                    print(f"--- [{r['family']}] {'OK' if ok else 'WRONG'} want {r['answer']!r} got {ans!r}\n"
+                          f"Q: {r['prompt']}\nA: {text}", flush=True)
+    res = {f: {"n": total[f], "acc": round(correct[f] / total[f], 4)} for f in sorted(total)}
+    return res, time.time() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default=os.path.join(C.ROOT, "resources/models/tiny-mdlm"))
+    ap.add_argument("--split", default=os.path.join(C.ROOT, "resources/eval/test.jsonl"))
+    ap.add_argument("--per-family", type=int, default=0)
+    ap.add_argument("--families", default="")
+    ap.add_argument("--gen", type=int, default=None)
+    ap.add_argument("--show", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--json", default=None, help="append the result as one JSON line to this file")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    res, dt = run(a.model, a.split, a.per_family, a.gen, a.show,
+                  families=[f for f in a.families.split(",") if f])
+    step = json.load(open(os.path.join(a.model, "training.json"))).get("step")
+    print(f"model {a.model} (step {step}) split {os.path.basename(a.split)} ({dt:.0f}s)")
+    for f, v in res.items():
+        print(f"  {f:14s} n={v['n']:4d} exact-match {100 * v['acc']:.1f}%")
+    if a.json:
+        with open(a.json, "a") as fo:
+            fo.write(json.dumps({"model": a.model, "step": step, "split": a.split, "results": res}) + "\n")
+
+
+if __name__ == "__main__":
+    main()
