@@ -35,7 +35,13 @@ QVariantMap defaultSettings() {
 QVariantMap param(const QString& key, const QString& label, const QString& kind, double min, double max,
                   const QString& help, const QStringList& options = {}) {
     return QVariantMap{{"key", key}, {"label", label}, {"kind", kind}, {"min", min}, {"max", max},
-                       {"help", help}, {"options", options}};
+                       {"help", help}, {"options", options}, {"for", QString()}};
+}
+
+// A strategy parameter: shown only while a strategy matching `strategies` (a regex) is chosen.
+QVariantMap strategyParam(const QString& strategies, QVariantMap p) {
+    p.insert("for", strategies);
+    return p;
 }
 
 }  // namespace
@@ -100,8 +106,8 @@ void AppController::buildCatalogue() {
     };
     // A preset per engine strategy (the engine's registry), the reference samplers first.
     if (strategies_.contains("surelock"))
-        preset("SureLock ε=5e-4", "Lock converged positions (KL < ε); locked rows are skipped",
-               {{"strategy", "surelock"}, {"surelock.epsilon", "5e-4"}});
+        preset("SureLock ε=5e-4, m=20%", "Lock converged positions (KL < ε); locked rows are skipped",
+               {{"strategy", "surelock"}, {"surelock.epsilon", "5e-4"}, {"surelock.m", "20"}});
     preset("LLaDA low-confidence", "The reference LLaDA sampler: commit the most confident predictions",
            {{"strategy", "baseline"}, {"sampler", "llada"}, {"remasking", "low_confidence"}});
     preset("LLaDA random", "LLaDA with uniformly random remasking",
@@ -141,8 +147,17 @@ void AppController::buildCatalogue() {
     for (const auto& v : all)
         if (std::find(known.begin(), known.end(), v.toMap().value("key").toString().toStdString()) != known.end())
             parameters_.push_back(v);
-    if (strategies_.contains("surelock"))
-        parameters_.push_back(param("surelock.epsilon", "SureLock ε", "logreal", 1e-6, 1e-1, "Lock when KL < ε"));
+    // Strategy parameters ("<strategy>.<name>", read by the engine's strategy registry).
+    if (strategies_.contains("surelock")) {
+        parameters_.push_back(strategyParam("surelock", param("surelock.epsilon", "SureLock ε", "logreal", 1e-6, 1e-1, "Lock a position when its KL(p_t‖p_{t−1}) < ε")));
+        parameters_.push_back(strategyParam("surelock", param("surelock.m", "SureLock m %", "real", 0, 100, "Gate: the share of candidates checked for locking (paper: 20%)")));
+    }
+    if (strategies_.contains("threshold") || strategies_.contains("fast-dllm"))
+        parameters_.push_back(strategyParam("threshold|fast-dllm", param("threshold.tau", "threshold τ", "real", 0, 1, "Fast-dLLM: commit every position whose confidence exceeds τ")));
+    if (strategies_.contains("freecache"))
+        parameters_.push_back(strategyParam("freecache", param("freecache.block_length", "FreeCache block", "int", 0, 1024, "Block length of the frozen-block cache; 0 = the decode's block length")));
+    if (strategies_.contains("selection"))
+        parameters_.push_back(strategyParam("selection", param("selection.k", "selection k", "real", 0, 1024, "Rows recomputed per step by the selection policy")));
 }
 
 QVariantList AppController::legend() const {
@@ -204,6 +219,9 @@ int AppController::matchPreset(const QVariantMap& s) const {
 static void mergePreset(QVariantMap& s, const QVariantList& presets, int index) {
     if (index < 0 || index >= presets.size()) return;
     const auto p = presets[index].toMap().value("settings").toMap();
+    // Parameters of the previous strategy would only draw "ignored parameter" warnings.
+    for (auto it = s.begin(); it != s.end();)
+        it = it.key().contains('.') && !p.contains(it.key()) ? s.erase(it) : std::next(it);
     for (auto it = p.cbegin(); it != p.cend(); ++it) s.insert(it.key(), it.value());
 }
 

@@ -20,7 +20,8 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     const QCommandLineOption quit("quit-when-done", "Quit when the run (and screenshot) is done.");
     const QCommandLineOption inspect("inspect", "Open the inspector on a generated position.", "POS");
     const QCommandLineOption fresh("no-restore", "Ignore the settings saved by earlier sessions.");
-    p.addOptions({model, prompt, trace, shot, set, cset, autorun, compare, quit, inspect, fresh});
+    const QCommandLineOption showStep("show-step", "Scrub to step N when the run completes.", "N");
+    p.addOptions({model, prompt, trace, shot, set, cset, autorun, compare, quit, inspect, fresh, showStep});
     AppOptions o;
     if (!p.parse(arguments)) {
         o.error = p.errorText();
@@ -42,6 +43,11 @@ AppOptions parseAppOptions(const QStringList& arguments) {
         bool ok = false;
         o.inspect = p.value(inspect).toInt(&ok);
         if (!ok || o.inspect < 0) o.error = QStringLiteral("--inspect expects a position >= 0, got '%1'").arg(p.value(inspect));
+    }
+    if (p.isSet(showStep)) {
+        bool ok = false;
+        o.showStep = p.value(showStep).toInt(&ok);
+        if (!ok || o.showStep < 0) o.error = QStringLiteral("--show-step expects a step >= 0, got '%1'").arg(p.value(showStep));
     }
     for (const auto& kv : o.settings + o.compareSettings)
         if (!kv.contains('=')) o.error = QStringLiteral("--set expects KEY=VALUE, got '%1'").arg(kv);

@@ -44,6 +44,7 @@ void Automation::onModelChanged() {
 }
 
 void Automation::onRunCompleted(bool ok) {
+    if (options_.showStep >= 0) controller_->setViewStep(options_.showStep);
     if (options_.inspect >= 0 && window_)
         QMetaObject::invokeMethod(window_, "openInspector", Q_ARG(QVariant, options_.inspect));
     if (options_.screenshotPath.isEmpty() && !options_.quitWhenDone) return;

@@ -52,17 +52,17 @@ ChartView {
     LineSeries { id: s0; objectName: "series0"; axisX: axisX; axisY: axisY; name: chart.roles.length > 0 ? chart.roles[0].label : ""; color: chart.roles.length > 0 ? chart.roles[0].color : "white"; width: 2; visible: chart.roles.length > 0 }
     LineSeries { id: s1; objectName: "series1"; axisX: axisX; axisY: axisY; name: chart.roles.length > 1 ? chart.roles[1].label : ""; color: chart.roles.length > 1 ? chart.roles[1].color : "white"; width: 1.5; visible: chart.roles.length > 1 }
     LineSeries { id: sB; objectName: "seriesB"; axisX: axisX; axisY: axisY; name: chart.statsB && chart.roles.length > 0 ? chart.roles[0].label + " (B)" : ""; color: Theme.seriesB; width: 2; visible: chart.statsB !== null }
-    LineSeries { id: marker; axisX: axisX; axisY: axisY; color: "#80ffffff"; width: 1; style: Qt.DashLine }
     SeriesFeeder { id: f0; stats: chart.roles.length > 0 ? chart.stats : null; series: s0; role: chart.roles.length > 0 ? chart.roles[0].role : ""; scale: chart.roles.length > 0 ? (chart.roles[0].scale || 1) : 1 }
     SeriesFeeder { id: f1; stats: chart.roles.length > 1 ? chart.stats : null; series: s1; role: chart.roles.length > 1 ? chart.roles[1].role : ""; scale: chart.roles.length > 1 ? (chart.roles[1].scale || 1) : 1 }
     SeriesFeeder { id: fB; stats: chart.statsB; series: sB; role: chart.roles.length > 0 ? chart.roles[0].role : ""; scale: chart.roles.length > 0 ? (chart.roles[0].scale || 1) : 1 }
     property alias points: f0.points
-    Component.onCompleted: legend.markers(marker)[0].visible = false
-    onViewStepChanged: {
-        marker.clear()
-        if (viewStep >= 0) {
-            marker.append(viewStep, 0)
-            marker.append(viewStep, axisY.max)
-        }
+    // The shown step (scrubber position), drawn over the plot area.
+    Rectangle {
+        visible: chart.viewStep >= 0 && chart.planned > 1
+        width: 1
+        color: "#90ffffff"
+        y: chart.plotArea.y
+        height: chart.plotArea.height
+        x: chart.plotArea.x + chart.plotArea.width * Math.max(0, chart.viewStep) / Math.max(1, axisX.max - axisX.min)
     }
 }

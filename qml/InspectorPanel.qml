@@ -85,7 +85,7 @@ Rectangle {
             margins { top: 0; bottom: 0; left: 0; right: 0 }
             ValueAxis { id: ix; min: 0; max: Math.max(1, inspector.run ? inspector.run.plannedSteps - 1 : 1); labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%d"; gridLineColor: "#262a33" }
             ValueAxis { id: iy; min: 0; max: 1; labelsColor: Theme.dim; labelsFont.pixelSize: 9; gridLineColor: "#262a33" }
-            ValueAxis { id: iye; min: 0; max: 8; labelsColor: Theme.dim; labelsFont.pixelSize: 9; gridLineVisible: false }
+            ValueAxis { id: iye; min: 0; max: 8; labelsColor: Theme.dim; labelsFont.pixelSize: 9; gridVisible: false }
             LineSeries { id: confSeries; name: qsTr("confidence"); axisX: ix; axisY: iy; color: Theme.good; width: 2 }
             LineSeries { id: entSeries; name: qsTr("entropy (nats)"); axisX: ix; axisYRight: iye; color: Theme.warn; width: 1.5 }
         }

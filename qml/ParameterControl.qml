@@ -13,6 +13,8 @@ ColumnLayout {
     property string issue: { App.issues; return App.issueFor(spec.key) }
     signal edited(string key, string value)
     spacing: 2
+    // Strategy parameters show only while their strategy is chosen.
+    visible: !spec["for"] || new RegExp(spec["for"]).test(String(settings.strategy))
 
     RowLayout {
         Layout.fillWidth: true

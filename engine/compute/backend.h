@@ -17,10 +17,14 @@ namespace dlm {
 // COVER's K/V override: the listed columns are read from `source` by every query row, except
 // that a query row at a listed position sees its own freshly computed K/V when
 // `self_sees_fresh` (the leave-one-out view the closed-form diagonal correction restores).
+// `closed_form` chooses how that view is made: false recomputes those rows' attention with the
+// diagonal column swapped; true runs the override attention once for every row and then applies
+// the post-hoc correction of cover-paper.txt Appendix B (compute/cover_correction.h).
 struct KvOverride {
     std::vector<int32_t> positions;
     const KvCache* source = nullptr;
     bool self_sees_fresh = true;
+    bool closed_form = false;
 };
 
 struct ForwardItem {
@@ -30,6 +34,9 @@ struct ForwardItem {
     KvCache* cache = nullptr;            // must hold K/V of every position not in `rows`
     const KvOverride* kv_override = nullptr;
     bool want_lse = false;               // keep attention log-sum-exp per layer, row and head
+    // Keep the last layer's attention probabilities, averaged over heads, for every computed row
+    // (COVER's seed score). Rows at self-seeing override positions report their leave-one-out view.
+    bool want_attention = false;
 };
 
 class Backend {
@@ -51,6 +58,9 @@ public:
     virtual std::vector<float> logits(int item, int head_row_index) const = 0;
     // [layer][row index in item.rows][head]; empty unless want_lse.
     virtual std::vector<float> attention_lse(int item) const = 0;
+    // [row index in item.rows][canvas column]: the last layer's head-averaged attention
+    // probabilities; empty unless want_attention (or when a backend cannot provide them).
+    virtual std::vector<float> last_layer_attention(int item) const { return {}; }
 
     // Rows actually computed (Q, attention, FFN) since construction, summed over layers / L:
     // i.e. the number of (position, forward) pairs. Strategies' tests count skipped rows with it.

@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "compute/cover_correction.h"
 #include "compute/cpu_kernels.h"
 #include "compute/cpu_kv_cache.h"
 #include "compute/cpu_posterior_store.h"
@@ -41,6 +42,7 @@ struct ItemPlan {
     CpuKvCache* cache = nullptr;
     const CpuKvCache* override_source = nullptr;
     bool self_sees_fresh = true;
+    bool closed_form = false;
     int n = 0;  // canvas length
     int m = 0;  // rows computed
     std::vector<uint8_t> overridden;    // [n] 1 where the column is read from the override source
@@ -91,6 +93,7 @@ public:
         return std::vector<float>(first, first + static_cast<std::ptrdiff_t>(V));
     }
     std::vector<float> attention_lse(int item) const override { return output(item).lse; }
+    std::vector<float> last_layer_attention(int item) const override { return output(item).attention; }
     uint64_t rows_computed() const override { return rows_computed_; }
 
 private:
@@ -98,6 +101,7 @@ private:
         int head_rows = 0;
         std::vector<float> logits;  // [head_rows][V]
         std::vector<float> lse;     // [layer][row][head] when requested
+        std::vector<float> attention;  // [row][n], last layer, head-averaged, when requested
     };
 
     const Output& output(int item) const {
@@ -110,6 +114,7 @@ private:
     std::vector<ItemPlan> validate(std::span<const ForwardItem> batch) const;
     void run_layer(int layer, const cpu::LayerF32& w, ItemPlan& plan, std::vector<float>& x, Output& out);
     void attention(int layer, ItemPlan& plan, Output& out);
+    void seed_attention_rows(int layer, const ItemPlan& plan, const float* K, Output& out);
 
     ModelWeights weights_;  // a copy: keeps the mapped store alive as long as the backend
     int threads_;
@@ -126,6 +131,7 @@ private:
     std::vector<float> h_, q_, k_, v_, att_, gate_, up_, head_in_;
     std::vector<const float*> kcol_, vcol_;
     std::vector<float> kpatch_, vpatch_, probs_;  // override-patched K/V, attention probabilities
+    std::vector<float> head_lse_;                 // per row, the current head's log-sum-exp
     std::vector<std::vector<float>> scores_;  // per pool thread
     std::vector<std::vector<float>> stats_posterior_, stats_cfg_;  // per pool thread
 };
@@ -179,6 +185,7 @@ std::vector<ItemPlan> CpuBackend::validate(std::span<const ForwardItem> batch) c
         if (it.kv_override) {
             const KvOverride& o = *it.kv_override;
             p.self_sees_fresh = o.self_sees_fresh;
+            p.closed_form = o.closed_form;
             if (!o.source) throw Error(where + "K/V override without a source cache");
             p.override_source = dynamic_cast<const CpuKvCache*>(o.source);
             if (!p.override_source) throw Error(where + "the override source cache was not made by the CPU backend");
@@ -243,6 +250,7 @@ void CpuBackend::forward(std::span<const ForwardItem> batch) {
         Output& out = outputs_[b];
         out.head_rows = 0;
         out.lse.assign(p.item->want_lse ? static_cast<std::size_t>(c.n_layers) * p.m * c.n_heads : 0, 0.0f);
+        out.attention.assign(p.item->want_attention ? static_cast<std::size_t>(p.m) * p.n : 0, 0.0f);
         std::vector<float>& x = x_[b];
         x.resize(static_cast<std::size_t>(p.m) * d);
         for (int i = 0; i < p.m; ++i)
@@ -343,6 +351,13 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
     // Causal rows never look past the last computed row.
     const int cols = c.bidirectional ? n : rows[m - 1] + 1;
     probs_.resize(static_cast<std::size_t>(m) * cols);
+    head_lse_.resize(static_cast<std::size_t>(m));
+    const bool keep_attention = !out.attention.empty() && l == c.n_layers - 1;
+    // Seeds whose diagonal the closed-form correction restores after the shared override pass.
+    std::vector<int> corrected;
+    if (p.override_source && p.self_sees_fresh && p.closed_form)
+        for (int i = 0; i < m; ++i)
+            if (p.overridden[rows[i]]) corrected.push_back(i);
     for (int h = 0; h < H; ++h) {
         const int g = h / group;
         cpu::gemm_abt(q_.data() + h * hd, qd, K + g * hd, kvd, probs_.data(), cols, m, cols, hd, scale);
@@ -352,15 +367,44 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
                 const int visible = c.bidirectional ? cols : rows[i] + 1;
                 const float s = cpu::softmax_in_place(row, visible);
                 std::fill(row + visible, row + cols, 0.0f);
+                head_lse_[i] = s;
                 if (lse) lse[i * H + h] = s;
             }
         });
         cpu::gemm_ab(probs_.data(), cols, Vv + g * hd, kvd, att_.data() + h * hd, qd, m, hd, cols);
+        if (keep_attention) {
+            const float inv_h = 1.0f / static_cast<float>(H);
+            for (int i = 0; i < m; ++i) {
+                const float* src = probs_.data() + static_cast<std::size_t>(i) * cols;
+                float* dst = out.attention.data() + static_cast<std::size_t>(i) * n;
+                for (int j = 0; j < cols; ++j) dst[j] += src[j] * inv_h;
+            }
+        }
+        // cover-paper.txt Appendix B: o_i = (o_ovr - a·v'_i + a·e^delta·v_i) / r, per seed row.
+        for (int i : corrected) {
+            const int pos = rows[i];
+            const float* qi = q_.data() + static_cast<std::size_t>(i) * qd + h * hd;
+            const float* k_fresh = p.cache->k(l, pos) + g * hd;
+            const float* v_fresh = p.cache->v(l, pos) + g * hd;
+            const float* k_ovr = K + static_cast<std::size_t>(pos) * kvd + g * hd;
+            const float* v_ovr = Vv + static_cast<std::size_t>(pos) * kvd + g * hd;
+            float* o = att_.data() + static_cast<std::size_t>(i) * qd + h * hd;
+            DiagonalCorrectionInput in;
+            in.out_override = std::span<const float>(o, static_cast<std::size_t>(hd));
+            in.lse_override = head_lse_[static_cast<std::size_t>(i)];
+            in.score_override = static_cast<double>(cpu::dot(qi, k_ovr, hd)) * scale;
+            in.score_fresh = static_cast<double>(cpu::dot(qi, k_fresh, hd)) * scale;
+            in.v_override = std::span<const float>(v_ovr, static_cast<std::size_t>(hd));
+            in.v_fresh = std::span<const float>(v_fresh, static_cast<std::size_t>(hd));
+            const DiagonalCorrection r = apply_diagonal_correction(in, std::span<float>(o, static_cast<std::size_t>(hd)));
+            if (lse) lse[static_cast<std::size_t>(i) * H + h] = static_cast<float>(r.lse);
+        }
     }
+    if (keep_attention && p.override_source && p.self_sees_fresh) seed_attention_rows(l, p, K, out);
 
     // COVER's leave-one-out view: a computed row at an overridden position sees its own fresh
     // K/V on the diagonal. Only those few rows are redone, column by column.
-    if (!p.override_source || !p.self_sees_fresh) return;
+    if (!p.override_source || !p.self_sees_fresh || p.closed_form) return;
     std::vector<int> seeds;
     for (int i = 0; i < m; ++i)
         if (p.overridden[rows[i]]) seeds.push_back(i);
@@ -384,6 +428,37 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
             if (lse) lse[static_cast<std::size_t>(i) * H + h] = s;
         }
     });
+}
+
+// The head-averaged attention rows of self-seeing seeds, recomputed with the diagonal column
+// swapped for the fresh K/V (the few seed rows only; the override pass left their override view).
+void CpuBackend::seed_attention_rows(int l, const ItemPlan& p, const float* K, Output& out) {
+    const ModelConfig& c = weights_.config;
+    const int m = p.m, n = p.n, H = c.n_heads, hd = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim();
+    const int group = c.n_heads / c.n_kv_heads;
+    const double scale = 1.0 / std::sqrt(static_cast<double>(hd));
+    const int32_t* rows = p.item->rows.data();
+    std::vector<double> s(static_cast<std::size_t>(n));
+    for (int i = 0; i < m; ++i) {
+        const int pos = rows[i];
+        if (!p.overridden[pos]) continue;
+        float* dst = out.attention.data() + static_cast<std::size_t>(i) * n;
+        std::fill(dst, dst + n, 0.0f);
+        const int count = c.bidirectional ? n : pos + 1;
+        for (int h = 0; h < H; ++h) {
+            const int g = h / group;
+            const float* qi = q_.data() + static_cast<std::size_t>(i) * qd + h * hd;
+            double mx = -INFINITY;
+            for (int j = 0; j < count; ++j) {
+                const float* kj = j == pos ? p.cache->k(l, pos) + g * hd : K + static_cast<std::size_t>(j) * kvd + g * hd;
+                s[j] = static_cast<double>(cpu::dot(qi, kj, hd)) * scale;
+                mx = std::max(mx, s[j]);
+            }
+            double sum = 0.0;
+            for (int j = 0; j < count; ++j) sum += (s[j] = std::exp(s[j] - mx));
+            for (int j = 0; j < count; ++j) dst[j] += static_cast<float>(s[j] / sum / H);
+        }
+    }
 }
 
 std::vector<RowStats> CpuBackend::row_stats(const RowStatsRequest& req) {

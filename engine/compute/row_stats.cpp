@@ -136,6 +136,10 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
     // Rounding of the stored float posterior can push a true ~0 KL a hair below zero.
     if (!prev.empty()) s.kl_prev = static_cast<float>(std::max(kl, 0.0));
     for (std::size_t i = 0; i < posterior_out.size(); ++i) posterior_out[i] = static_cast<float>(p[i]);
+    if (position >= 0 && static_cast<std::size_t>(position) < req.query_token_at.size()) {
+        const int32_t q = req.query_token_at[static_cast<std::size_t>(position)];
+        if (q >= 0 && static_cast<std::size_t>(q) < V) s.query_p = static_cast<float>(p[static_cast<std::size_t>(q)]);
+    }
 
     // Display candidates.
     if (req.display_top_k > 0) {
@@ -168,11 +172,7 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
         z[i] = l[i] / sp.temperature;
         kept.push_back(static_cast<int32_t>(i));
     }
-    // Top-k: the k largest tempered logits (ties broken by the lower id).
-    if (sp.top_k > 0 && static_cast<std::size_t>(sp.top_k) < kept.size()) {
-        sort_best(kept, static_cast<std::size_t>(sp.top_k), z.data());
-        kept.resize(static_cast<std::size_t>(sp.top_k));
-    }
+    // Dream's order: temperature, then top-p, then top-k (generation_utils.sample_tokens).
     // Top-p: the smallest most-probable set whose mass reaches top_p (always >= 1 token). The
     // prefix is sorted in growing chunks so that a peaked distribution costs O(V), not O(V log V).
     if (sp.top_p < 1.0) {
@@ -203,6 +203,11 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
         kept.resize(keep);
     }
 
+    // Top-k: the k largest tempered logits (ties broken by the lower id).
+    if (sp.top_k > 0 && static_cast<std::size_t>(sp.top_k) < kept.size()) {
+        sort_best(kept, static_cast<std::size_t>(sp.top_k), z.data());
+        kept.resize(static_cast<std::size_t>(sp.top_k));
+    }
     // Processed distribution over `kept`, then Gumbel-max.
     const Softmax proc = softmax_summary(z, kept);
     const CounterRng rng(req.seed, rng_stream::kSampling);

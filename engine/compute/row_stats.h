@@ -17,7 +17,7 @@ struct TokenProb {
 };
 
 // How the sampled token is drawn. temperature 0 = argmax. Otherwise the tempered softmax is
-// restricted to top_k (0 = off) then top_p (1 = off) and sampled by Gumbel-max with a uniform
+// restricted to top_p (1 = off) then top_k (0 = off), Dream's order, and sampled by Gumbel-max with a uniform
 // draw in double precision from the counter-based generator keyed by (seed, step, position).
 struct SamplingParams {
     double temperature = 0.0;
@@ -42,6 +42,10 @@ struct RowStatsRequest {
     PosteriorStore* posteriors = nullptr;
     bool update_posteriors = true;
     int display_top_k = 5;                     // candidates kept for the UI
+    // Optional, indexed by canvas position: a token whose raw probability to report as
+    // RowStats::query_p (-1 or out of range: none). Revocable decoders score the token a position
+    // currently holds (COVER's u = -log p(y), WINO's shadow probability of the current token).
+    std::span<const int32_t> query_token_at;
 };
 
 struct RowStats {
@@ -52,7 +56,7 @@ struct RowStats {
     float p_second = 0.f;
     float entropy = 0.f;  // nats
     float lse = 0.f;      // log-sum-exp of the logits
-    // Processed distribution (temperature, top-k, top-p) the token is sampled from.
+    // Processed distribution (temperature, top-p, top-k) the token is sampled from.
     int32_t sampled = -1;
     float sampled_p_raw = 0.f;   // p of `sampled` under the raw posterior (LLaDA confidence)
     float sampled_p_proc = 0.f;  // p of `sampled` under the processed distribution (Dream confidence)
@@ -60,6 +64,7 @@ struct RowStats {
     float p_second_proc = 0.f;
     float entropy_proc = 0.f;
     float kl_prev = std::numeric_limits<float>::quiet_NaN();  // NaN: no previous posterior
+    float query_p = std::numeric_limits<float>::quiet_NaN();  // raw p of the query token, NaN: none
     std::vector<TokenProb> top;  // display_top_k most probable under the raw posterior
 };
 

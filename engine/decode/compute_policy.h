@@ -2,6 +2,8 @@
 // Which rows a step computes (design.md §3, §7): the baseline computes every row; SureLock skips
 // locked rows, FreeCache frozen blocks, prefix caches the cached prefix.
 #include <cstdint>
+#include <map>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +30,13 @@ public:
     virtual bool needs_posteriors() const { return false; }
     // After the step's commits and revisions, with this step's statistics (SureLock locks here).
     virtual std::vector<StateChange> after_step(const StepContext& ctx) { return {}; }
+    // Whether position `pos` gets statistics this step when its (shift-adjusted) row was computed
+    // and went through the LM head. The default: every generated position. SureLock also asks for
+    // the prompt (Algorithm 1 locks prompt positions by their own posterior KL) and refuses locked
+    // positions (their posterior stays frozen).
+    virtual bool wants_stats(int pos, const DecodeCanvas& canvas) const { return canvas.is_generated(pos); }
+    // Adds this step's strategy counters (e.g. "locks", "unlocks", "cache_refresh") to the trace.
+    virtual void add_counters(std::map<std::string, double>& counters) const {}
 };
 
 // The baseline: every row, every step (bit-identical to a dense forward).

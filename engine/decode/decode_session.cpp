@@ -6,6 +6,7 @@
 
 #include "decode/decode_canvas.h"
 #include "decode/flops.h"
+#include "decode/revision_counters.h"
 #include "decode/strategy.h"
 #include "text/chat_template.h"
 #include "util/error.h"
@@ -28,6 +29,10 @@ struct DecodeSession::Runtime {
     std::vector<uint8_t> computed;
     std::vector<RowStats> stats;
     std::vector<const RowStats*> by_pos;
+    // Revision policies: the forward's input when it differs from the canvas (COVER masks its
+    // seeds), each position's current token for RowStats::query_p, and the run's revision counters.
+    std::vector<int32_t> input_tokens, query_tokens;
+    RevisionCounter revision_counter;
     std::unordered_map<int32_t, std::string> text_cache;
 
     const std::string& text(const Tokenizer& tok, int32_t id) {
@@ -72,7 +77,7 @@ DecodeSession::DecodeSession(Backend& backend, const Tokenizer& tokenizer, const
     if (backend_.config().vocab_size != config_.vocab_size || backend_.config().d_model != config_.d_model)
         throw Error("decode session: the backend runs a different model than the config given");
 
-    strategy_ = std::make_unique<Strategy>(make_strategy(settings_, config_, prompt_len));
+    strategy_ = std::make_unique<Strategy>(make_strategy(settings_, config_, prompt_len, StrategyEnv{&tokenizer_, labels_.model_dir}));
     issues.insert(issues.end(), strategy_->issues.begin(), strategy_->issues.end());
     warnings_ = std::move(issues);
 
@@ -86,6 +91,9 @@ DecodeSession::DecodeSession(Backend& backend, const Tokenizer& tokenizer, const
     if (rt.track_kl) rt.posteriors = backend_.make_posterior_store(n);
     if (settings_.eos == EosPolicy::LogitsEosInf) rt.suppress.push_back(config_.eos_token_id);
     rt.computed.assign(static_cast<std::size_t>(n), 0);
+    rt.query_tokens.assign(static_cast<std::size_t>(n), -1);
+    rt.revision_counter.reset(n);
+    strategy_->revision->attach(backend_, *rt.caches[0]);
     rt.by_pos.assign(static_cast<std::size_t>(n), nullptr);
     if (rt.items == 2) {
         rt.uncond_tokens.assign(canvas_->tokens().begin(), canvas_->tokens().end());
@@ -130,7 +138,12 @@ StepTrace DecodeSession::step() {
     rt.head_rows.clear();
     rt.head_index.clear();
     rt.stat_positions.clear();
-    for (int p = prompt_len; p < n; ++p) {
+    for (int p = 0; p < n; ++p) {
+        // The compute policy decides which positions get statistics: by default the generated
+        // region; SureLock adds the prompt and drops locked positions. Under shifted logits
+        // a prompt position 0 has no row that predicts it.
+        if (config_.shifted_logits && p == 0 && prompt_len > 0) continue;
+        if (!strategy_->compute->wants_stats(p, cv)) continue;
         const int src = config_.shifted_logits ? std::max(p - 1, 0) : p;
         if (!rt.computed[static_cast<std::size_t>(src)]) continue;
         if (rt.head_rows.empty() || rt.head_rows.back() != src) rt.head_rows.push_back(src);
@@ -147,6 +160,20 @@ StepTrace DecodeSession::step() {
         it.head_rows = rt.head_rows;
         it.cache = rt.caches[static_cast<std::size_t>(i)].get();
     }
+    ForwardAdjustment adjust;
+    strategy_->revision->adjust_forward(step_, cv, rt.rows, adjust);
+    if (!adjust.masked_inputs.empty()) {
+        rt.input_tokens.assign(cv.tokens().begin(), cv.tokens().end());
+        for (int32_t p : adjust.masked_inputs) {
+            if (!cv.is_generated(p))
+                throw Error("revision policy '" + std::string(strategy_->revision->name()) + "' masked position " +
+                            std::to_string(p) + " outside the generated region");
+            rt.input_tokens[static_cast<std::size_t>(p)] = config_.mask_token_id;
+        }
+        batch[0].tokens = rt.input_tokens;
+    }
+    batch[0].kv_override = adjust.kv_override;
+    batch[0].want_attention = adjust.want_attention;
     backend_.forward(batch);
 
     // 3. Per-position statistics and sampled tokens.
@@ -165,6 +192,8 @@ StepTrace DecodeSession::step() {
     req.posteriors = rt.posteriors.get();
     req.update_posteriors = true;
     req.display_top_k = settings_.display_top_k;
+    for (int p = 0; p < n; ++p) rt.query_tokens[static_cast<std::size_t>(p)] = cv.is_masked(p) ? -1 : cv.token(p);
+    req.query_token_at = rt.query_tokens;
     rt.stats = backend_.row_stats(req);
     if (rt.stats.size() != rt.stat_positions.size())
         throw Error("backend '" + backend_.name() + "' returned " + std::to_string(rt.stats.size()) +
@@ -177,14 +206,15 @@ StepTrace DecodeSession::step() {
     const StepContext ctx{step_, settings_.seed, cv, rt.by_pos};
     const std::vector<Commit> commits = strategy_->unmask->choose(ctx);
     for (const Commit& c : commits) cv.unmask(c.pos, c.token, step_);
-    int remasks = 0, replacements = 0;
     for (const Revision& r : strategy_->revision->revise(ctx)) {
-        if (r.kind == Revision::Kind::Remask) {
-            cv.remask(r.pos);
-            ++remasks;
-        } else {
-            cv.replace(r.pos, r.token);
-            ++replacements;
+        switch (r.kind) {
+            case Revision::Kind::Remask: cv.remask(r.pos); break;
+            case Revision::Kind::Replace:
+                cv.replace(r.pos, r.token);
+                if (cv.state(r.pos) == PosState::Seed) cv.set_state(r.pos, PosState::Active, PosEvent::None);
+                break;
+            case Revision::Kind::Keep: cv.set_state(r.pos, PosState::Active, PosEvent::Keep); break;
+            case Revision::Kind::Seed: cv.set_state(r.pos, PosState::Seed, PosEvent::None); break;
         }
     }
     for (const StateChange& ch : strategy_->compute->after_step(ctx)) cv.set_state(ch.pos, ch.state, ch.event);
@@ -205,8 +235,14 @@ StepTrace DecodeSession::step() {
     t.paper_flops_dense = rt.items * paper_flops_dense(config_, n);
     t.lm_head_flops = rt.items * lm_head_flops(config_, static_cast<int>(rt.head_rows.size()));
     t.newly_unmasked = static_cast<int>(commits.size());
-    if (remasks) t.counters["remasks"] = remasks;
-    if (replacements) t.counters["replacements"] = replacements;
+    t.guider_flops = strategy_->unmask->guider_flops();
+    strategy_->unmask->add_counters(t.counters);
+    {
+        std::vector<PosEvent> events(static_cast<std::size_t>(n));
+        for (int p = 0; p < n; ++p) events[static_cast<std::size_t>(p)] = cv.event(p);
+        rt.revision_counter.observe(events).add_to(t.counters);  // cover-paper.txt §4, §6.1
+    }
+    strategy_->compute->add_counters(t.counters);
     t.positions.resize(static_cast<std::size_t>(n - prompt_len));
     for (int p = prompt_len; p < n; ++p) {
         PositionTrace& pt = t.positions[static_cast<std::size_t>(p - prompt_len)];

@@ -7,6 +7,7 @@
 // any thread and takes effect between steps.
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -28,6 +29,8 @@ struct Strategy;
 struct DecodeLabels {
     std::string model;        // checkpoint folder name
     std::string prompt_text;  // the user's text before the chat template
+    // The checkpoint folder, where known. Guided Diffusion's default guider is ../tiny-ar next to it.
+    std::filesystem::path model_dir;
 };
 
 class DecodeSession {

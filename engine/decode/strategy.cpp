@@ -2,11 +2,21 @@
 
 #include "decode/dream_unmask.h"
 #include "decode/llada_unmask.h"
+#include "decode/revision_strategies.h"
+#include "decode/speed_strategies.h"
+#include "decode/strategy_params.h"
 #include "util/error.h"
 
 namespace dlm {
 
-std::vector<std::string> known_strategies() { return {"baseline"}; }
+std::vector<std::string> known_strategies() {
+    std::vector<std::string> names{"baseline"};
+    // --- compute-saving presets (speed_strategies.cpp) ---
+    for (auto& n : speed_strategy_names()) names.push_back(std::move(n));
+    // --- revocable and guided presets (revision_strategies.cpp) ---
+    for (auto& n : revision_strategy_names()) names.push_back(std::move(n));
+    return names;
+}
 
 std::unique_ptr<UnmaskPolicy> make_reference_unmask(const DecodeSettings& s, const ModelConfig& config,
                                                     int prompt_len) {
@@ -38,25 +48,28 @@ std::unique_ptr<UnmaskPolicy> make_reference_unmask(const DecodeSettings& s, con
     return std::make_unique<LladaUnmask>(o);
 }
 
-Strategy make_strategy(const DecodeSettings& s, const ModelConfig& config, int prompt_len) {
+Strategy make_strategy(const DecodeSettings& s, const ModelConfig& config, int prompt_len, const StrategyEnv& env) {
     Strategy out;
     out.name = s.strategy;
-    const std::string prefix = s.strategy + ".";
-    for (const auto& [key, value] : s.params) {
-        if (key.rfind(prefix, 0) == 0) {
-            // Each strategy lists its own parameters here as it is added.
-            throw Error("strategy '" + s.strategy + "' has no parameter '" + key.substr(prefix.size()) + "'");
-        }
-        out.issues.push_back({SettingsIssue::Severity::Warning, key,
-                              "parameter '" + key + "' belongs to another strategy; '" + s.strategy +
-                                  "' ignores it"});
-    }
+    // Each builder claims the parameter namespaces it reads; finish() refuses unknown keys of a
+    // claimed namespace and warns about the others.
+    StrategyParams params(s.params);
+    const auto finish = [&]() -> Strategy {
+        const auto issues = params.finish(s.strategy);
+        out.issues.insert(out.issues.end(), issues.begin(), issues.end());
+        return std::move(out);
+    };
     if (s.strategy == "baseline") {
+        params.claim("baseline");
         out.unmask = make_reference_unmask(s, config, prompt_len);
         out.compute = std::make_unique<FullCompute>();
         out.revision = std::make_unique<NoRevision>();
-        return out;
+        return finish();
     }
+    // --- compute-saving presets (speed_strategies.cpp) ---
+    if (make_speed_strategy(s, config, prompt_len, params, out)) return finish();
+    // --- revocable and guided presets (revision_strategies.cpp) ---
+    if (make_revision_strategy(s, config, prompt_len, env, params, out)) return finish();
     std::string known;
     for (const auto& n : known_strategies()) known += (known.empty() ? "" : ", ") + n;
     throw Error("unknown strategy '" + s.strategy + "' (known: " + known + ")");

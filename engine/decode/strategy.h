@@ -2,6 +2,7 @@
 // A named decode strategy = one unmask policy x one compute policy x one revision policy
 // (design.md §7). make_strategy is the single place that maps a name and its parameters
 // ("<strategy>.<name>" keys of DecodeSettings::params) to policies.
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "decode/revision_policy.h"
 #include "decode/unmask_policy.h"
 #include "model/model_config.h"
+#include "text/tokenizer.h"
 
 namespace dlm {
 
@@ -25,7 +27,15 @@ struct Strategy {
 // Throws dlm::Error for an unknown strategy name (listing the known ones) or an unknown or
 // malformed parameter of the chosen strategy. Parameters of other strategies are reported as
 // warnings in `issues` (they are ignored).
-Strategy make_strategy(const DecodeSettings& s, const ModelConfig& config, int prompt_len);
+// What some strategies need beyond the settings: Guided Diffusion bridges the diffusion model's
+// tokenizer to its guider's, and finds its default guider (../tiny-ar) next to the model folder.
+struct StrategyEnv {
+    const Tokenizer* tokenizer = nullptr;
+    std::filesystem::path model_dir;
+};
+
+Strategy make_strategy(const DecodeSettings& s, const ModelConfig& config, int prompt_len,
+                       const StrategyEnv& env = {});
 std::vector<std::string> known_strategies();
 
 // The reference unmask policy of the settings' sampler family (LladaUnmask or DreamUnmask),

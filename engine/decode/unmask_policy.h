@@ -3,6 +3,8 @@
 // samplers (LladaUnmask, DreamUnmask) implement it; Fast-dLLM threshold, guided prefix and the
 // like are further implementations.
 #include <cstdint>
+#include <map>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +29,10 @@ public:
     virtual int block_of_step(int step) const { return 0; }
     // Commits of this step: distinct, currently masked positions.
     virtual std::vector<Commit> choose(const StepContext& ctx) = 0;
+    // Work of the last choose() outside the diffusion model (Guided Diffusion's AR verifier):
+    // its FLOPs (StepTrace::guider_flops) and counters for the step's trace.
+    virtual double guider_flops() const { return 0.0; }
+    virtual void add_counters(std::map<std::string, double>& counters) const {}
 };
 
 }  // namespace dlm

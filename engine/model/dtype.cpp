@@ -89,6 +89,7 @@ uint16_t float_to_f16(float f) {
 void convert_to_f32(DType t, const void* src, float* dst, std::size_t count) {
     // The source points into a memory map and may be unaligned (writers other than the reference
     // one do not pad), so every element is read through memcpy; compilers fold it to a plain load.
+    if (count == 0) return;  // empty tensors may come with null pointers; memcpy must not see them
     const auto* bytes = static_cast<const unsigned char*>(src);
     switch (t) {
         case DType::F32:

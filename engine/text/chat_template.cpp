@@ -117,9 +117,7 @@ std::vector<int32_t> dlmscope_tiny(const ModelConfig& config, const Tokenizer& t
     const int32_t user = b.require("<|user|>");
     const int32_t assistant = b.require("<|assistant|>");
     const int32_t eot = b.require("<|eot|>");
-    const auto bos = bos_id(config, tok, "<s>");
-    if (!bos) b.require("<s>");  // throws with the piece named
-    b.id(*bos);
+    b.id(config.bos_token_id >= 0 ? config.bos_token_id : b.require("<s>"));
 
     std::string pending_system;
     for (const ChatMessage& m : messages) {

@@ -39,6 +39,7 @@ struct HfBpeTokenizer::Impl {
     std::string source;
     std::vector<std::string> id_to_token;  // vocab spelling or added content, "" where unused
     std::vector<Slot> slots;
+    std::vector<std::string> id_bytes;  // what each id decodes to (HF ByteLevel decoder), precomputed
     std::unordered_map<std::string, int32_t> vocab;          // byte-level spelling -> id
     std::unordered_map<std::string, int32_t> added_by_text;  // added content -> id
     std::unordered_map<uint64_t, Merge> merges;
@@ -126,6 +127,14 @@ HfBpeTokenizer::HfBpeTokenizer(const HfTokenizerSpec& spec) : impl_(std::make_un
         auto& plain = a.normalized ? norm_plain : raw_plain;
         all.push_back(lt);
         if (!a.special) plain.push_back(lt);
+    }
+    // HF's ByteLevel decoder maps each character back to its byte; a spelling holding a character
+    // outside the byte table is kept as it is. Added tokens decode to their content.
+    m.id_bytes.resize(m.slots.size());
+    for (std::size_t id = 0; id < m.slots.size(); ++id) {
+        if (m.slots[id] != Slot::Vocab) m.id_bytes[id] = m.id_to_token[id];
+        else if (auto bytes = byte_level::decode(m.id_to_token[id])) m.id_bytes[id] = std::move(*bytes);
+        else m.id_bytes[id] = m.id_to_token[id];
     }
     m.raw_plain = AddedTokenMatcher(std::move(raw_plain));
     m.raw_all = AddedTokenMatcher(std::move(raw_all));
@@ -255,19 +264,8 @@ std::string HfBpeTokenizer::decode(const std::vector<int32_t>& ids, bool skip_sp
     std::string out;
     for (int32_t id : ids) {
         if (id < 0 || static_cast<std::size_t>(id) >= m.slots.size()) continue;  // not a token: nothing to show
-        switch (m.slots[id]) {
-            case Slot::Unused: break;
-            case Slot::AddedSpecial:
-                if (!skip_special) out += m.id_to_token[id];
-                break;
-            case Slot::Added: out += m.id_to_token[id]; break;
-            case Slot::Vocab:
-                // HF's ByteLevel decoder: map back to bytes, or keep the spelling when it holds a
-                // character outside the byte table.
-                if (auto bytes = byte_level::decode(m.id_to_token[id])) out += *bytes;
-                else out += m.id_to_token[id];
-                break;
-        }
+        if (m.slots[id] == Slot::Unused || (skip_special && m.slots[id] == Slot::AddedSpecial)) continue;
+        out += m.id_bytes[id];
     }
     return out;
 }
@@ -277,8 +275,7 @@ std::string HfBpeTokenizer::token_text(int32_t id) const {
     if (id < 0 || static_cast<std::size_t>(id) >= m.slots.size() || m.slots[id] == Slot::Unused)
         return "<unused:" + std::to_string(id) + ">";
     if (m.slots[id] != Slot::Vocab) return m.id_to_token[id];
-    if (auto bytes = byte_level::decode(m.id_to_token[id])) return utf8::display_bytes(*bytes);
-    return utf8::display_bytes(m.id_to_token[id]);
+    return utf8::display_bytes(m.id_bytes[id]);
 }
 
 bool HfBpeTokenizer::is_special(int32_t id) const {

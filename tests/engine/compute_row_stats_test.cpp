@@ -100,6 +100,19 @@ TEST(ComputeRowStats, TopPKeepsSmallestSetReachingTheMass) {
     EXPECT_FLOAT_EQ(s.entropy_proc, 0.0f);
 }
 
+// Dream applies top-p to the full tempered distribution and top-k afterwards. With
+// p = {0.4, 0.35, 0.25}, top_p = 0.5 keeps {0, 1} (0.4 < 0.5 <= 0.75) and top_k = 2 keeps both;
+// the other order would renormalise {0, 1} first and keep token 0 alone.
+TEST(ComputeRowStats, TopPIsAppliedBeforeTopK) {
+    RowStatsRequest req;
+    req.sampling = {1.0, 0.5, 2};
+    const std::vector<float> logits = {static_cast<float>(std::log(0.4)), static_cast<float>(std::log(0.35)),
+                                       static_cast<float>(std::log(0.25))};
+    RowStats s = stats(logits, req);
+    EXPECT_NEAR(s.p_max_proc, 0.4 / 0.75, 1e-6);
+    EXPECT_NEAR(s.p_second_proc, 0.35 / 0.75, 1e-6);
+}
+
 TEST(ComputeRowStats, TopKBreaksTiesByLowerId) {
     RowStatsRequest req;
     req.sampling = {1.0, 1.0, 3};

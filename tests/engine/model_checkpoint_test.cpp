@@ -136,3 +136,29 @@ TEST_F(ModelCheckpoint, MissingWeightsAndMissingTokenizer) {
 
 }  // namespace
 }  // namespace dlm
+
+namespace dlm {
+namespace {
+
+// The embedded default models shipped in resources/models load end to end (real files written by
+// tools/train: a LLaDA-family diffusion model and a Qwen2-family AR guider, SentencePiece tokenizer).
+TEST(ModelCheckpointShipped, TinyModelsLoad) {
+    const std::filesystem::path root = std::filesystem::path(DLM_SOURCE_DIR) / "resources" / "models";
+    const Checkpoint mdlm = load_checkpoint(root / "tiny-mdlm");
+    EXPECT_EQ(mdlm.config().family, Family::Llada);
+    EXPECT_EQ(mdlm.weights.layers.size(), static_cast<std::size_t>(mdlm.config().n_layers));
+    EXPECT_NE(mdlm.weights.lm_head, mdlm.weights.embed);
+    EXPECT_TRUE(mdlm.weights.unexpected.empty());
+    EXPECT_EQ(mdlm.config().mask_token_id, 3);
+    EXPECT_LE(mdlm.tokenizer->vocab_size(), mdlm.config().vocab_size);
+
+    const Checkpoint ar = load_checkpoint(root / "tiny-ar");
+    EXPECT_EQ(ar.config().family, Family::Qwen2);
+    EXPECT_FALSE(ar.config().bidirectional);
+    EXPECT_EQ(ar.weights.lm_head, ar.weights.embed);
+    EXPECT_NE(ar.weights.layers.at(0).bq, nullptr);
+    EXPECT_TRUE(ar.weights.unexpected.empty());
+}
+
+}  // namespace
+}  // namespace dlm

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <sentencepiece_processor.h>
 
+#include <map>
+
 #include "text/chat_template.h"
 #include "text/hf_bpe_tokenizer.h"
 #include "text/sentencepiece_tokenizer.h"
@@ -227,6 +229,37 @@ TEST(TextChatTemplateEmbedded, TinyTemplateRoundTripsWithTheShippedTokenizer) {
     sentencepiece::SentencePieceProcessor sp;
     ASSERT_TRUE(sp.Load((dir / "tokenizer.model").string()).ok());
     EXPECT_EQ(ids, python_reference_prompt(sp, prompt));
+}
+
+// golden.json of the shipped model holds ids that tools/train/golden.py built with Python's
+// sentencepiece from the prompts below: the C++ template must reproduce them exactly.
+TEST(TextChatTemplateEmbedded, ReproducesThePythonIdsInGoldenJson) {
+    const std::filesystem::path dir = std::filesystem::path(DLM_SOURCE_DIR) / "resources/models/tiny-mdlm";
+    if (!std::filesystem::exists(dir / "golden.json") || !std::filesystem::exists(dir / "tokenizer.model"))
+        GTEST_SKIP() << dir.string() << " has no golden.json / tokenizer.model yet (exported by tools/train)";
+    const json golden = json::parse(tt::read_file(dir / "golden.json"));
+    std::map<std::string, std::vector<int32_t>> cases;
+    for (const json& c : golden.at("cases")) cases[c.at("name").get<std::string>()] = c.at("ids").get<std::vector<int32_t>>();
+    auto tok = load_tokenizer(dir);
+    const ModelConfig cfg = config(Family::Llada, 1);
+
+    // case prompt_all_masked: P("What is 345 + 278?") + [MASK] * 16
+    ASSERT_TRUE(cases.count("prompt_all_masked"));
+    auto expected = apply_chat_template(ChatTemplateKind::DlmscopeTiny, cfg, *tok, {{"user", "What is 345 + 278?"}});
+    expected.insert(expected.end(), 16, 3);
+    EXPECT_EQ(cases["prompt_all_masked"], expected);
+
+    // case word_problem_full: P(prompt) + R(response) = the answered turn, without the next
+    // generation prompt ([<|assistant|>, "\n"]) that apply_chat_template appends.
+    ASSERT_TRUE(cases.count("word_problem_full"));
+    auto turn = apply_chat_template(
+        ChatTemplateKind::DlmscopeTiny, cfg, *tok,
+        {{"user", "Tom went to the bookstore. He bought 5 books at $20 each. How much did he spend in total?"},
+         {"assistant", "He bought 5 books at $20 each, so he spent 5 * $20 = $100.\nThe total cost is $100.\n#### 100"}});
+    const auto generation_prompt = concat({{6}, tok->encode("\n")});
+    ASSERT_GT(turn.size(), generation_prompt.size());
+    turn.resize(turn.size() - generation_prompt.size());
+    EXPECT_EQ(cases["word_problem_full"], turn);
 }
 
 }  // namespace

@@ -344,3 +344,27 @@ TEST(TextHfBpe, MessyBytesRoundTripExactly) {
 
 }  // namespace
 }  // namespace dlm
+
+#include <thread>
+
+namespace dlm {
+namespace {
+
+TEST(TextHfBpe, ConcurrentEncodesAgreeWithSequentialOnes) {
+    auto tok = HfBpeTokenizer::from_json(text_test::hf_fixture().dump(), "fixture");
+    std::vector<std::vector<int32_t>> expected;
+    for (unsigned seed = 0; seed < 200; ++seed) expected.push_back(tok->encode(text_test::messy_text(seed, true), true));
+    auto fresh = HfBpeTokenizer::from_json(text_test::hf_fixture().dump(), "fixture");  // cold cache
+    std::vector<std::thread> threads;
+    std::atomic<int> mismatches{0};
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (unsigned seed = static_cast<unsigned>(t); seed < 200; ++seed)
+                if (fresh->encode(text_test::messy_text(seed, true), true) != expected[seed]) ++mismatches;
+        });
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(mismatches.load(), 0);
+}
+
+}  // namespace
+}  // namespace dlm

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Python reference eval of a shipped tiny MDLM with LLaDA's low-confidence sampler
+"""Python reference eval of a shipped tiny MDLM (or, as a sanity check, greedy decoding of the AR guider) with LLaDA's low-confidence sampler
 (one block, steps = gen length, one token committed per step, temperature 0).
 
   /usr/bin/python3 tools/train/eval_py.py --model resources/models/tiny-mdlm \
@@ -49,6 +49,18 @@ def llada_generate(model, prompts, gen):
     return x[:, P:]
 
 
+@torch.no_grad()
+def ar_generate(model, prompts, gen):
+    """Greedy decoding for the qwen2 guider (sanity check only; no KV cache)."""
+    x = prompts
+    for _ in range(gen):
+        nxt = model(x)[:, -1].float().argmax(-1, keepdim=True)
+        x = torch.cat([x, nxt], 1)
+        if bool((x[:, prompts.shape[1]:] == C.EOT).any(1).all()):
+            break
+    return x[:, prompts.shape[1]:]
+
+
 def extract(resp_ids):
     ids = list(resp_ids)
     if C.EOT in ids:
@@ -81,7 +93,8 @@ def run(model_dir, split, per_family=0, gen=None, show=0, batch=64, families=Non
     for (g, plen), items in sorted(groups.items()):
         for i in range(0, len(items), batch):
             chunk = items[i:i + batch]
-            out = llada_generate(model, torch.tensor([c[1] for c in chunk]), g)
+            gen_fn = llada_generate if cfg["model_type"] == "llada" else ar_generate
+            out = gen_fn(model, torch.tensor([c[1] for c in chunk]), g)
             for (r, _), o in zip(chunk, out.tolist()):
                 ans, text = extract(o)
                 ok = ans == r["answer"]

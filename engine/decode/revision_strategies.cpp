@@ -1,0 +1,121 @@
+#include "decode/revision_strategies.h"
+
+#include <limits>
+
+#include "decode/ar_guider.h"
+#include "decode/cover_revision.h"
+#include "decode/draft_unmask.h"
+#include "decode/guided_unmask.h"
+#include "decode/saber_revision.h"
+#include "util/error.h"
+
+namespace dlm {
+
+namespace {
+
+EosDeferral eos_deferral(const DecodeSettings& s, const ModelConfig& config) {
+    EosDeferral e;
+    e.active = s.eos == EosPolicy::ConfidenceEosEotInf;
+    e.eos = config.eos_token_id;
+    e.eot = config.eot_token_id;
+    return e;
+}
+
+void refuse_cfg(const DecodeSettings& s, const char* who, const char* why) {
+    if (s.cfg_scale > 0)
+        throw Error(std::string(who) + " cannot run with classifier-free guidance (" + why + "); set cfg_scale=0");
+}
+
+bool make_cover(const DecodeSettings& s, const ModelConfig& config, int prompt_len, StrategyParams& p, Strategy& out) {
+    p.claim("cover");
+    refuse_cfg(s, "cover", "the unconditional item would need its own seed snapshot");
+    if (config.shifted_logits)
+        throw Error("cover is not supported on shifted-logit models (" + std::string(family_name(config.family)) +
+                    "): a seed is predicted from the row before it, which the diagonal correction does not cover");
+    const int default_block = s.block_length > 0 ? s.block_length : (s.gen_length % 64 == 0 ? 64 : s.gen_length);
+    const int block = static_cast<int>(p.integer("cover.block_length", default_block, 1, 1 << 20));
+    CoverOptions co;
+    co.tau_draft = p.real("cover.tau_draft", co.tau_draft, 0.0, 1.0);
+    co.closed_form = p.choice("cover.correction", "closed_form", {"closed_form", "recompute"}) == "closed_form";
+    co.max_seeds = static_cast<int>(p.integer("cover.max_seeds", 0, 0, 1 << 20));
+    DraftUnmaskOptions d;
+    d.blocks = BlockLayout::make(prompt_len, s.gen_length, block, "cover");
+    d.tau = co.tau_draft;
+    d.cap = static_cast<int>(p.integer("cover.budget", 15, 1, 1 << 20));
+    d.max_steps = static_cast<int>(p.integer("cover.max_steps", 2LL * s.gen_length, 1, 1 << 24));
+    d.eos = eos_deferral(s, config);
+    d.name = "cover-draft";
+    out.unmask = std::make_unique<DraftUnmask>(d);
+    out.compute = std::make_unique<FullCompute>();
+    out.revision = std::make_unique<CoverRevision>(co);
+    return true;
+}
+
+bool make_saber(const DecodeSettings& s, const ModelConfig& config, int prompt_len, StrategyParams& p, Strategy& out) {
+    p.claim("saber");
+    (void)config;
+    SaberOptions o;
+    const int default_block = s.block_length > 0 ? s.block_length : s.gen_length;
+    o.blocks = BlockLayout::make(prompt_len, s.gen_length,
+                                 static_cast<int>(p.integer("saber.block_length", default_block, 1, 1 << 20)), "saber");
+    o.n = static_cast<int>(p.integer("saber.n", o.n, 1, 1 << 20));
+    o.max_steps_per_block = static_cast<int>(p.integer("saber.max_steps_per_block", o.max_steps_per_block, 1, 1 << 20));
+    auto state = std::make_shared<SaberState>(o);
+    out.unmask = std::make_unique<SaberUnmask>(state);
+    out.compute = std::make_unique<FullCompute>();
+    out.revision = std::make_unique<SaberRevision>(state);
+    return true;
+}
+
+bool make_guided(const DecodeSettings& s, const ModelConfig& config, const StrategyEnv& env, StrategyParams& p,
+                 Strategy& out) {
+    p.claim("guided");
+    refuse_cfg(s, "guided", "the guider verifies one draft");
+    ArGuiderOptions o;
+    const std::string match = p.choice("guided.match", "argmax", {"argmax", "topk", "ratio"});
+    o.match = match == "topk" ? GuideMatch::TopK : match == "ratio" ? GuideMatch::Ratio : GuideMatch::Argmax;
+    o.top_k = static_cast<int>(p.integer("guided.k", o.top_k, 1, 1 << 30));
+    o.ratio = p.real("guided.ratio", o.ratio, 0.0, 1.0);
+    o.chunk = static_cast<int>(p.integer("guided.chunk", o.chunk, 1, 1 << 20));
+    o.threads = static_cast<int>(p.integer("guided.threads", 0, 0, 1024));
+    if (o.match != GuideMatch::TopK && p.has("guided.k")) p.warn("guided.k", "guided.k only applies to guided.match=topk");
+    if (o.match != GuideMatch::Ratio && p.has("guided.ratio"))
+        p.warn("guided.ratio", "guided.ratio only applies to guided.match=ratio");
+    GuidedUnmaskOptions g;
+    g.gen_length = s.gen_length;
+    g.eos_fill = p.flag("guided.eos_fill", true);
+    g.eos = config.eos_token_id;
+    g.eot = config.eot_token_id;
+    std::filesystem::path dir;
+    if (p.has("guided.guider")) {
+        // A free-text value: offered as the only allowed choice so the reader marks the key read.
+        const std::string& path = s.params.at("guided.guider");
+        if (path.empty()) throw Error("parameter guided.guider is empty; give the folder of a qwen2-family checkpoint");
+        dir = p.choice("guided.guider", path, {path});
+    } else if (!env.model_dir.empty()) {
+        dir = (env.model_dir / ".." / "tiny-ar").lexically_normal();
+    } else {
+        throw Error("guided: no guider model; set guided.guider=<folder of a qwen2-family checkpoint> "
+                    "(the default ../tiny-ar is found next to the model folder, which is not known here)");
+    }
+    auto guider = ArGuider::load(dir, env.tokenizer, o);
+    if (!guider->bridge_warning().empty()) p.warn("guided.guider", "guided: " + guider->bridge_warning());
+    out.unmask = std::make_unique<GuidedUnmask>(std::move(guider), g);
+    out.compute = std::make_unique<FullCompute>();
+    out.revision = std::make_unique<NoRevision>();
+    return true;
+}
+
+}  // namespace
+
+std::vector<std::string> revision_strategy_names() { return {"cover", "saber", "guided"}; }
+
+bool make_revision_strategy(const DecodeSettings& s, const ModelConfig& config, int prompt_len, const StrategyEnv& env,
+                            StrategyParams& params, Strategy& out) {
+    if (s.strategy == "cover") return make_cover(s, config, prompt_len, params, out);
+    if (s.strategy == "saber") return make_saber(s, config, prompt_len, params, out);
+    if (s.strategy == "guided") return make_guided(s, config, env, params, out);
+    return false;
+}
+
+}  // namespace dlm
