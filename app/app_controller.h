@@ -57,8 +57,9 @@ public:
         bool persist = true;  // read/write QSettings (tests turn it off)
         bool restore = true;  // start from the saved settings
     };
+    // Deliberately not default-constructible: Qt 6.4 prefers a default constructor over create()
+    // for QML singletons, and the QML `App` must be the instance main() (or a test) made.
     explicit AppController(Options options, QObject* parent = nullptr);
-    explicit AppController(QObject* parent = nullptr) : AppController(Options{}, parent) {}
     ~AppController() override;
 
     // The QML singleton is the instance main() (or a test) created.

@@ -15,6 +15,7 @@ ChartView {
     property real yMax: 1
     property string yFormat: "%.2g"
     property alias seriesA: s0
+    property alias seriesB: sB
 
     title: heading
     titleColor: Theme.text

@@ -76,6 +76,8 @@ Rectangle {
             Repeater {
                 model: App.parameters
                 delegate: ParameterControl {
+                    required property var modelData
+                    spec: modelData
                     Layout.fillWidth: true
                     onEdited: (key, value) => App.setSetting(key, value)
                 }

@@ -99,7 +99,7 @@ Rectangle {
             antialiasing: true
             margins { top: 0; bottom: 0; left: 0; right: 0 }
             ValueAxis { id: kx; min: 0; max: Math.max(1, inspector.run ? inspector.run.plannedSteps - 1 : 1); labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%d"; gridLineColor: "#262a33" }
-            LogValueAxis { id: ky; min: 1e-9; max: 10; base: 10; labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%.0e"; gridLineColor: "#262a33" }
+            LogValueAxis { id: ky; min: 1e-9; max: 10; base: 10; labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%.0g"; gridLineColor: "#262a33" }
             LineSeries { id: klSeries; name: qsTr("KL"); axisX: kx; axisY: ky; color: Theme.accent; width: 2 }
             LineSeries { id: epsSeries; name: qsTr("ε"); axisX: kx; axisY: ky; color: "white"; width: 1; style: Qt.DashLine }
         }

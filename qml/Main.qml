@@ -178,7 +178,6 @@ ApplicationWindow {
                     visible: !App.compareMode
                     Layout.fillWidth: true
                     Layout.fillHeight: true
-                    Layout.preferredHeight: 3
                     run: App.run
                     selectedPosition: window.inspectedPosition
                     onPositionClicked: (p) => window.inspectedPosition = p
@@ -187,7 +186,6 @@ ApplicationWindow {
                     visible: App.compareMode
                     Layout.fillWidth: true
                     Layout.fillHeight: true
-                    Layout.preferredHeight: 3
                     onPositionClicked: (p) => window.inspectedPosition = p
                 }
                 Legend { Layout.fillWidth: true }
@@ -195,9 +193,7 @@ ApplicationWindow {
                 HeatmapPanel {
                     id: heatmaps
                     Layout.fillWidth: true
-                    Layout.fillHeight: true
-                    Layout.preferredHeight: 2
-                    Layout.minimumHeight: 160
+                    Layout.preferredHeight: Math.max(180, window.height * 0.25)
                 }
             }
 

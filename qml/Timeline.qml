@@ -24,7 +24,7 @@ Rectangle {
             ToolTip.text: qsTr("Play / pause the replay"); ToolTip.visible: hovered
         }
         Button {
-            text: "⏮"
+            text: "«"
             enabled: bar.run.stepCount > 0
             onClicked: { App.stopReplay(); App.setViewStep(0) }
             implicitWidth: 36; implicitHeight: 28

@@ -206,6 +206,10 @@ StepTrace DecodeSession::step() {
     const StepContext ctx{step_, settings_.seed, cv, rt.by_pos};
     const std::vector<Commit> commits = strategy_->unmask->choose(ctx);
     for (const Commit& c : commits) cv.unmask(c.pos, c.token, step_);
+    // cover-paper.txt §4, §6.1: re-unmasks are judged here, before a revision may remask them again.
+    std::vector<PosEvent> events(static_cast<std::size_t>(n));
+    for (int p = 0; p < n; ++p) events[static_cast<std::size_t>(p)] = cv.event(p);
+    RevisionCounts revision_counts = rt.revision_counter.observe_commits(events);
     for (const Revision& r : strategy_->revision->revise(ctx)) {
         switch (r.kind) {
             case Revision::Kind::Remask: cv.remask(r.pos); break;
@@ -237,11 +241,9 @@ StepTrace DecodeSession::step() {
     t.newly_unmasked = static_cast<int>(commits.size());
     t.guider_flops = strategy_->unmask->guider_flops();
     strategy_->unmask->add_counters(t.counters);
-    {
-        std::vector<PosEvent> events(static_cast<std::size_t>(n));
-        for (int p = 0; p < n; ++p) events[static_cast<std::size_t>(p)] = cv.event(p);
-        rt.revision_counter.observe(events).add_to(t.counters);  // cover-paper.txt §4, §6.1
-    }
+    for (int p = 0; p < n; ++p) events[static_cast<std::size_t>(p)] = cv.event(p);
+    revision_counts += rt.revision_counter.observe_revisions(events);
+    revision_counts.add_to(t.counters);
     strategy_->compute->add_counters(t.counters);
     t.positions.resize(static_cast<std::size_t>(n - prompt_len));
     for (int p = prompt_len; p < n; ++p) {

@@ -53,25 +53,38 @@ void RevisionCounter::reset(int positions) {
     totals_ = {};
 }
 
-RevisionCounts RevisionCounter::observe(std::span<const PosEvent> events) {
-    if (events.size() != pending_remask_.size())
-        throw Error("revision counter: " + std::to_string(events.size()) + " events for " +
-                    std::to_string(pending_remask_.size()) + " positions");
+namespace {
+
+void check_size(std::size_t events, std::size_t positions) {
+    if (events != positions)
+        throw Error("revision counter: " + std::to_string(events) + " events for " + std::to_string(positions) +
+                    " positions");
+}
+
+}  // namespace
+
+RevisionCounts RevisionCounter::observe_commits(std::span<const PosEvent> events) {
+    check_size(events.size(), pending_remask_.size());
+    RevisionCounts c;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+        const PosEvent e = events[i];
+        if (e != PosEvent::Unmask && e != PosEvent::FlipFlop) continue;
+        // The canvas only reports a flip-flop for a position that was remasked before.
+        if (pending_remask_[i]) ++(e == PosEvent::FlipFlop ? c.flipflops : c.effective_remasks);
+        pending_remask_[i] = 0;
+    }
+    totals_ += c;
+    return c;
+}
+
+RevisionCounts RevisionCounter::observe_revisions(std::span<const PosEvent> events) {
+    check_size(events.size(), pending_remask_.size());
     RevisionCounts c;
     for (std::size_t i = 0; i < events.size(); ++i) {
         switch (events[i]) {
             case PosEvent::Remask:
                 ++c.remasks;
                 pending_remask_[i] = 1;
-                break;
-            case PosEvent::FlipFlop:
-                // The canvas only reports a flip-flop for a position that was remasked before.
-                if (pending_remask_[i]) ++c.flipflops;
-                pending_remask_[i] = 0;
-                break;
-            case PosEvent::Unmask:
-                if (pending_remask_[i]) ++c.effective_remasks;
-                pending_remask_[i] = 0;
                 break;
             case PosEvent::Replace: ++c.replaces; break;
             case PosEvent::Keep: ++c.keeps; break;

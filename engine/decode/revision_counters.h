@@ -43,7 +43,16 @@ public:
     void reset(int positions);
     // One step's events, indexed by position (PosEvent::None where nothing happened). Returns the
     // counts of this step and adds them to the run's totals.
-    RevisionCounts observe(std::span<const PosEvent> events);
+    RevisionCounts observe(std::span<const PosEvent> events) {
+        RevisionCounts c = observe_commits(events);
+        c += observe_revisions(events);
+        return c;
+    }
+    // The same in two halves, for a step that may commit and then remask the same position (Saber
+    // backtracks over this step's commits; the canvas keeps one event per position): the unmask /
+    // flipflop events right after the commits, then the remask / replace / keep events at the end.
+    RevisionCounts observe_commits(std::span<const PosEvent> events);
+    RevisionCounts observe_revisions(std::span<const PosEvent> events);
     const RevisionCounts& totals() const { return totals_; }
 
 private:

@@ -224,8 +224,8 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path
                    std::to_string(data_size) + " bytes, tensors cover " + std::to_string(covered) + ")");
     }
 
-    // Loading reads every weight right after this (conversion / upload), so ask for read-ahead.
-    madvise(m.addr, m.size, MADV_WILLNEED);
+    // No madvise: F32 weights are read in place every step (MADV_SEQUENTIAL would let the kernel
+    // drop them after each pass), and MADV_WILLNEED would pull a 16 GB file in at once.
 
     mapping_ = m.addr;
     mapping_size_ = m.size;

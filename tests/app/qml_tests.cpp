@@ -15,13 +15,15 @@ Q_IMPORT_QML_PLUGIN(DlmscopePlugin)
 class Setup : public QObject {
     Q_OBJECT
 public Q_SLOTS:
-    void applicationAvailable() {
+    // Called before the test file is loaded (applicationAvailable() only exists from Qt 6.5).
+    void qmlEngineAvailable(QQmlEngine* engine) {
+        engine->addImportPath(QStringLiteral("qrc:/"));
+        if (controller_) return;
         controller_ = new AppController(AppController::Options{false, false});
         AppController::setInstance(controller_);
         feed(controller_->run(), makeSyntheticRun(96, 24, true));
         feed(controller_->compareRun(), makeSyntheticRun(96, 24, false));
     }
-    void qmlEngineAvailable(QQmlEngine* engine) { engine->addImportPath(QStringLiteral("qrc:/")); }
     void cleanupTestCase() {
         delete controller_;
         controller_ = nullptr;
@@ -39,7 +41,9 @@ private:
 
 int main(int argc, char** argv) {
     QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
-    QApplication app(argc, argv);  // Qt Charts needs a QApplication
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("dlmscope-tests"));  // Qt.labs.settings needs one
+    QApplication::setApplicationName(QStringLiteral("dlmscope-tests"));  // Qt Charts needs a QApplication
     Setup setup;
     return quick_test_main_with_setup(argc, argv, "app_qml", nullptr, &setup);
 }

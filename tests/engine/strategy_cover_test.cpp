@@ -228,12 +228,20 @@ TEST(StrategyCover, SeedCountIsCeilSqrtOfNTimesTailMass) {
     EXPECT_EQ(c.target, 2);
     EXPECT_EQ(c.seeds, (std::vector<int32_t>{17, 18}));
     EXPECT_DOUBLE_EQ(c.scores[7], 10.0);
-    // d_out penalises: position 17 drifts (attends to this step's drafts) and drops below 16's tie.
-    in.d_out[7] = 9.0;  // score 1
+    // d_out penalises: position 17 drifts (it attends to this step's drafts) down to score 1;
+    // mean 2, one score above it: sqrt(9·1/9) = 1 seed.
+    in.d_out[7] = 9.0;
     c = choose_seeds(in);
-    EXPECT_EQ(c.seeds.size(), static_cast<std::size_t>(c.target));
-    EXPECT_EQ(c.seeds.front(), 10);  // ties at score 1: the lowest position
-    EXPECT_EQ(c.seeds.back(), 18);
+    EXPECT_DOUBLE_EQ(c.scores[7], 1.0);
+    EXPECT_EQ(c.target, 1);
+    EXPECT_EQ(c.seeds, (std::vector<int32_t>{18}));
+    // Scores 3,3,3,1: mean 2.5, pi = 3/4, ceil(sqrt(3)) = 2 of the three tied 3s: the lowest positions.
+    SeedScoreInput tie;
+    tie.unmasked = {4, 5, 6, 7};
+    tie.uncertainty = {1, 3, 3, 3};
+    tie.d_in = tie.d_out = {0, 0, 0, 0};
+    tie.eligible = {1, 1, 1, 1};
+    EXPECT_EQ(choose_seeds(tie).seeds, (std::vector<int32_t>{5, 6}));
     // A seed of this step is never chosen again; the cap applies after the adaptive rule.
     in.d_out[7] = 0.0;
     in.eligible[8] = 0;

@@ -5,15 +5,26 @@
 
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <iostream>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "args.h"
 #include "bench_report.h"
 #include "commands.h"
 #include "compute/forward_bench.h"
+#include "decode/decode_session.h"
+#include "decode/strategy.h"
+#include "decode_options.h"
+#include "eval_data.h"
 #include "output.h"
+#include "text/chat_template.h"
 
 namespace dlm::cli {
 
@@ -22,17 +33,27 @@ namespace {
 const CommandSpec& bench_spec() {
     static const CommandSpec spec{
         "bench",
-        "[--out FILE] [--reps N] [--threads N] [--section ID ...]",
+        "[--out FILE] [--reps N] [--threads N] [--section ID ...] [strategies options]",
         "Run the benchmarks and write their sections of a markdown report.",
         "Sections:\n"
         "  forward-cpu  CPU forward rows/s at N = 128, 256, 512 (random llada-family model, 4 layers,\n"
         "               d = 512) and the sparse/dense time ratio at 25/50/75% of rows computed.\n"
+        "  strategies   every compute-saving preset (SureLock, FreeCache, Fast-dLLM, selection, ...) against\n"
+        "               the baseline on the embedded model's test split, same run: accuracy, steps, paper\n"
+        "               FLOPs ratio, wall-time speedup, E2E TPS, revision counters; the SureLock epsilon x m\n"
+        "               sweep and the per-step FLOPs-ratio curve. Writes --data-out (JSON + CSV) for\n"
+        "               tools/scripts/plot_strategies.py.\n"
         "Each section replaces its previous version in the report; other sections are kept.",
         {
             {"out", "FILE", "markdown report to update (default docs/benchmarks.md; '-' prints it)"},
             {"reps", "N", "timed repetitions per measurement, median reported (default 5)"},
             {"threads", "N", "CPU threads (default: all cores)"},
             {"section", "ID", "run only this section", true},
+            {"model", "DIR", "strategies: checkpoint (default resources/models/tiny-mdlm)"},
+            {"limit", "N", "strategies: examples per family of the test split (default 3)"},
+            {"gen-lens", "LIST", "strategies: generation lengths, comma-separated (default 64,128,256)"},
+            {"sweep-gen", "N", "strategies: generation length of the SureLock sweep (default: the largest)"},
+            {"data-out", "PREFIX", "strategies: raw results PREFIX.json / PREFIX.csv (default docs/bench/strategies)"},
         },
         0,
         0,
@@ -46,6 +67,12 @@ struct BenchContext {
     std::string command;  // the exact command line, for the report
     int reps = 5;
     int threads = 0;
+    // strategies section
+    std::string model = "resources/models/tiny-mdlm";
+    int limit_per_family = 3;
+    std::vector<int> gen_lens{64, 128, 256};
+    int sweep_gen = 0;  // 0: the largest of gen_lens
+    std::string data_out = "docs/bench/strategies";
 };
 
 std::string cpu_model() {
@@ -131,6 +158,206 @@ MarkdownSection forward_cpu(const BenchContext& ctx) {
     return s;
 }
 
+// ---------------------------------------------------------------------------------------------
+// strategies: every compute-saving preset against the baseline, measured in the same run.
+// ---------------------------------------------------------------------------------------------
+
+// One configuration of the benchmark: a preset with its --set values. block 0 = one block over
+// the whole generation (the SureLock paper's setting, S = N_gen).
+struct StrategyConfig {
+    std::string label;
+    std::string strategy;
+    std::vector<std::pair<std::string, std::string>> params;
+    int block = 0;
+    bool sweep = false;  // part of the SureLock epsilon x m sweep
+};
+
+std::vector<StrategyConfig> strategy_configs(bool with_sweep) {
+    std::vector<StrategyConfig> c{
+        {"baseline", "baseline", {}, 0, false},
+        {"surelock", "surelock", {{"surelock.epsilon", "5e-3"}, {"surelock.m", "20"}}, 0, false},
+        {"selection", "selection", {{"selection.k", "0.8"}}, 0, false},
+        {"surelock+selection", "surelock+selection", {{"selection.k", "0.8"}}, 0, false},
+        {"freecache", "freecache", {}, 32, false},
+        {"surelock+freecache", "surelock+freecache", {}, 32, false},
+        {"threshold", "threshold", {{"threshold.tau", "0.9"}}, 32, false},
+        {"fast-dllm", "fast-dllm", {{"threshold.tau", "0.9"}}, 32, false},
+        {"fast-dllm-prefix", "fast-dllm-prefix", {{"threshold.tau", "0.9"}}, 32, false},
+    };
+    // Presets registered by other modules (COVER, Saber, guided, ...) run with their defaults.
+    for (const std::string& name : known_strategies()) {
+        bool listed = false;
+        for (const auto& x : c) listed = listed || x.strategy == name;
+        if (!listed) c.push_back({name, name, {}, 0, false});
+    }
+    if (with_sweep)
+        for (const char* eps : {"5e-4", "5e-3", "5e-2"})
+            for (const char* m : {"10", "20", "40"})
+                c.push_back({std::string("surelock e=") + eps + " m=" + m + "%", "surelock",
+                             {{"surelock.epsilon", eps}, {"surelock.m", m}}, 0, true});
+    return c;
+}
+
+struct StrategyTotals {
+    int n = 0, correct = 0;
+    long long steps = 0, tokens = 0, rows = 0, rows_total = 0;
+    double wall = 0, flops = 0, dense = 0;
+    std::map<std::string, double> events;  // remasks, flipflops, replaces, locks, ...
+    std::vector<double> curve_sum;         // per step: sum of F_t / F_base,t
+    std::vector<int> curve_n;
+};
+
+MarkdownSection strategies(const BenchContext& ctx) {
+    LoadedModel model = load_model(ctx.model, ctx.threads);
+    const Checkpoint& ckpt = *model.checkpoint;
+    const bool chat = detect_chat_template(ckpt.config(), *ckpt.tokenizer) != ChatTemplateKind::None;
+    const std::vector<EvalExample> all = read_eval_jsonl(find_eval_split("test", ctx.model));
+    std::set<std::string> families;
+    for (const auto& e : all) families.insert(e.family);
+    const std::vector<EvalExample> examples =
+        take_balanced(all, static_cast<long long>(families.size()) * ctx.limit_per_family);
+    const int sweep_gen = ctx.sweep_gen > 0 ? ctx.sweep_gen : *std::max_element(ctx.gen_lens.begin(), ctx.gen_lens.end());
+
+    // results[gen][label]
+    std::map<int, std::map<std::string, StrategyTotals>> results;
+    std::map<int, std::vector<StrategyConfig>> configs_of;
+    std::set<std::string> warned;
+    std::map<std::string, std::string> failed;  // label -> why it could not run
+    const auto t_start = std::chrono::steady_clock::now();
+    for (int gen : ctx.gen_lens) {
+        const auto configs = strategy_configs(gen == sweep_gen);
+        configs_of[gen] = configs;
+        for (std::size_t e = 0; e < examples.size(); ++e) {
+            const EvalExample& ex = examples[e];
+            const std::vector<int32_t> prompt_ids = build_prompt(ckpt, ex.prompt, chat);
+            // Every configuration on the same example back to back: machine load drifts equally.
+            for (const StrategyConfig& c : configs) {
+                DecodeSettings s;
+                s.gen_length = gen;
+                s.steps = gen;
+                s.block_length = c.block > 0 && c.block < gen ? c.block : gen;
+                s.strategy = c.strategy;
+                s.track_kl = TrackKl::Off;
+                s.display_top_k = 0;
+                for (const auto& [k, v] : c.params) s.params[k] = v;
+                if (failed.count(c.label)) continue;
+                std::unique_ptr<DecodeSession> made;
+                try {
+                    check_settings(s, ckpt.config(), static_cast<int>(prompt_ids.size()), &warned);
+                    made = std::make_unique<DecodeSession>(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, s);
+                } catch (const std::exception& err) {
+                    // A preset that cannot run here (e.g. a guider model missing) is reported, not fatal.
+                    failed[c.label] = err.what();
+                    continue;
+                }
+                DecodeSession& session = *made;
+                StrategyTotals& t = results[gen][c.label];
+                session.run([&](const StepTrace& st) {
+                    for (const PositionTrace& p : st.positions) {
+                        if (p.event == PosEvent::Remask) t.events["remasks"] += 1;
+                        if (p.event == PosEvent::FlipFlop) t.events["flipflops"] += 1;
+                        if (p.event == PosEvent::Replace) t.events["replaces"] += 1;
+                    }
+                    for (const auto& [k, v] : st.counters)
+                        if (k == "effective_remasks" || k == "locks" || k == "unlocks") t.events[k] += v;
+                    const auto i = static_cast<std::size_t>(st.step);
+                    if (t.curve_sum.size() <= i) {
+                        t.curve_sum.resize(i + 1, 0.0);
+                        t.curve_n.resize(i + 1, 0);
+                    }
+                    t.curve_sum[i] += st.paper_flops_dense > 0 ? st.paper_flops / st.paper_flops_dense : 0.0;
+                    t.curve_n[i] += 1;
+                    return true;
+                });
+                const TraceSummary sum = session.summary();
+                ++t.n;
+                t.correct += answer_matches(extract_answer(sum.text), ex.answer);
+                t.steps += sum.steps;
+                t.tokens += sum.tokens_unmasked;
+                t.rows += sum.rows_computed;
+                t.rows_total += sum.rows_total;
+                t.wall += sum.wall_s;
+                t.flops += sum.paper_flops;
+                t.dense += sum.paper_flops_dense;
+            }
+            std::cerr << "bench: strategies gen " << gen << ": example " << e + 1 << "/" << examples.size() << ", "
+                      << format_fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(), 0)
+                      << " s" << std::endl;
+        }
+    }
+
+    // Raw results for the plots.
+    nlohmann::json j = {{"model", model.name}, {"examples", examples.size()}, {"sweep_gen", sweep_gen}, {"runs", nlohmann::json::array()}};
+    std::ostringstream csv;
+    csv << "gen_length,label,strategy,sweep,n,accuracy,avg_steps,flops_ratio,active_ratio,speedup,e2e_tps,remasks,"
+           "effective_remasks,flipflops,replaces,locks\n";
+    MarkdownSection sec("strategies", "Decoding strategies: accuracy next to speed (CPU, embedded model)");
+    sec.paragraph(
+        "Every preset decodes the same examples of the embedded model's test split (" + std::to_string(examples.size()) +
+        " examples, " + std::to_string(ctx.limit_per_family) + " per family, chat template, temperature 0), each "
+        "configuration right after the others on the same example so that machine load drifts equally. *FLOPs ratio* "
+        "= the preset's paper FLOPs (design.md §6, GEMMs only, LM head excluded) / the baseline's on the same examples, "
+        "so step savings count too; *r̄* = rows computed / rows of its own steps (the SureLock paper's active ratio); "
+        "*speedup* = baseline wall time / preset wall time, measured in this run; *E2E TPS* = unmasked tokens / wall "
+        "time. Baseline and SureLock/selection use one block over the whole generation with S = N_gen steps (the "
+        "SureLock paper's setting); FreeCache and Fast-dLLM use blocks of 32 (Fast-dLLM: threshold 0.9, dual or prefix "
+        "cache, step count data-dependent).");
+    machine_bullets(sec, ctx.threads);
+    sec.bullet("model: " + model.name + " (d_model " + std::to_string(ckpt.config().d_model) + ", " +
+               std::to_string(ckpt.config().n_layers) + " layers); the embedded model is still being trained, so "
+               "accuracies are low and these numbers will be redone with the final model");
+    sec.bullet("raw data: " + ctx.data_out + ".json / .csv; plots: tools/scripts/plot_strategies.py");
+    sec.paragraph("Command:");
+    sec.code_block(ctx.command, "sh");
+    for (int gen : ctx.gen_lens) {
+        const StrategyTotals& base = results[gen]["baseline"];
+        std::vector<std::vector<std::string>> rows, sweep;
+        for (const StrategyConfig& c : configs_of[gen]) {
+            if (failed.count(c.label)) continue;
+            const StrategyTotals& t = results[gen][c.label];
+            const double acc = t.n ? double(t.correct) / t.n : 0.0;
+            const double ratio = base.flops > 0 ? t.flops / base.flops : 0.0;
+            const double active = t.rows_total > 0 ? double(t.rows) / double(t.rows_total) : 0.0;
+            const double speedup = t.wall > 0 ? base.wall / t.wall : 0.0;
+            const double tps = t.wall > 0 ? t.tokens / t.wall : 0.0;
+            auto ev = [&](const char* k) { auto it = t.events.find(k); return it == t.events.end() ? 0.0 : it->second; };
+            const std::vector<std::string> row{
+                c.label, format_fixed(100 * acc, 1) + "%", format_fixed(t.n ? double(t.steps) / t.n : 0.0, 1),
+                format_fixed(ratio, 3), format_fixed(active, 3), format_fixed(speedup, 2) + "x", format_fixed(tps, 1),
+                format_fixed(ev("remasks"), 0) + " / " + format_fixed(ev("effective_remasks"), 0) + " / " +
+                    format_fixed(ev("flipflops"), 0) + " / " + format_fixed(ev("replaces"), 0)};
+            (c.sweep ? sweep : rows).push_back(row);
+            nlohmann::json curve = nlohmann::json::array();
+            for (std::size_t i = 0; i < t.curve_sum.size(); ++i) curve.push_back(t.curve_sum[i] / std::max(1, t.curve_n[i]));
+            j["runs"].push_back({{"gen_length", gen}, {"label", c.label}, {"strategy", c.strategy}, {"sweep", c.sweep},
+                                 {"n", t.n}, {"accuracy", acc}, {"avg_steps", t.n ? double(t.steps) / t.n : 0.0},
+                                 {"flops_ratio", ratio}, {"active_ratio", active}, {"speedup", speedup},
+                                 {"e2e_tps", tps}, {"wall_s", t.wall}, {"events", t.events}, {"step_flops_ratio", curve}});
+            csv << gen << ",\"" << c.label << "\"," << c.strategy << ',' << c.sweep << ',' << t.n << ',' << acc << ','
+                << (t.n ? double(t.steps) / t.n : 0.0) << ',' << ratio << ',' << active << ',' << speedup << ',' << tps
+                << ',' << ev("remasks") << ',' << ev("effective_remasks") << ',' << ev("flipflops") << ','
+                << ev("replaces") << ',' << ev("locks") << '\n';
+        }
+        const std::vector<std::string> header{"preset", "accuracy", "avg steps", "FLOPs ratio", "r̄", "speedup",
+                                              "E2E TPS", "remasks / eff. / flip-flops / replaces"};
+        sec.paragraph("**Gen length " + std::to_string(gen) + "**:");
+        sec.table(header, rows);
+        if (!sweep.empty()) {
+            sec.paragraph("**SureLock sweep, gen length " + std::to_string(gen) + "** (epsilon x gate m):");
+            sec.table(header, sweep);
+        }
+    }
+    for (const auto& [label, why] : failed) sec.bullet("not run: " + label + " — " + table_cell(why));
+    sec.paragraph("Plots: ![per-step FLOPs ratio](img/bench-strategies-step-flops.png) "
+                  "![accuracy vs FLOPs](img/bench-strategies-tradeoff.png)");
+    const std::filesystem::path json_path = ctx.data_out + ".json", csv_path = ctx.data_out + ".csv";
+    if (json_path.has_parent_path()) std::filesystem::create_directories(json_path.parent_path());
+    std::ofstream(json_path) << j.dump(1) << '\n';
+    std::ofstream(csv_path) << csv.str();
+    std::cerr << "bench: wrote " << json_path.string() << " and " << csv_path.string() << std::endl;
+    return sec;
+}
+
 struct Benchmark {
     const char* id;
     MarkdownSection (*run)(const BenchContext&);
@@ -138,6 +365,7 @@ struct Benchmark {
 
 constexpr Benchmark kBenchmarks[] = {
     {"forward-cpu", forward_cpu},
+    {"strategies", strategies},
 };
 
 std::string quoted(const std::string& word) {
@@ -165,6 +393,24 @@ int bench_main(std::span<const std::string> args) {
         ctx.command += quoted(w);
     }
     const std::string out = a.get_or("out", "docs/benchmarks.md");
+    ctx.model = a.get_or("model", ctx.model);
+    ctx.limit_per_family = static_cast<int>(a.get_int("limit", 1, 1'000'000).value_or(ctx.limit_per_family));
+    ctx.sweep_gen = static_cast<int>(a.get_int("sweep-gen", 1, 1 << 20).value_or(0));
+    ctx.data_out = a.get_or("data-out", ctx.data_out);
+    if (auto lens = a.get("gen-lens")) {
+        ctx.gen_lens.clear();
+        std::stringstream ss(*lens);
+        for (std::string w; std::getline(ss, w, ',');) {
+            try {
+                const int g = std::stoi(w);
+                if (g <= 0) throw std::invalid_argument(w);
+                ctx.gen_lens.push_back(g);
+            } catch (const std::exception&) {
+                throw UsageError("--gen-lens: '" + w + "' is not a positive length (e.g. --gen-lens 64,128,256)");
+            }
+        }
+        if (ctx.gen_lens.empty()) throw UsageError("--gen-lens is empty");
+    }
 
     std::vector<const Benchmark*> selected;
     for (const auto& id : a.all("section")) {

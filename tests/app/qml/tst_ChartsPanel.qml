@@ -24,7 +24,7 @@ TestCase {
     function test_overlaysRunB() {
         const panel = createTemporaryObject(comp, this, {runB: App.compareRun})
         const chart = findChild(panel, "tpsChart")
-        const b = findChild(chart, "seriesB")
+        const b = chart.seriesB
         compare(b.count, App.compareRun.stepCount)
     }
 }

@@ -5,11 +5,12 @@ import Dlmscope
 TestCase {
     name: "ErrorBanner"
     when: windowShown
+    Window { id: host; visible: true; width: 600; height: 80 }
     width: 600; height: 80
     Component { id: comp; ErrorBanner { width: 600 } }
 
     function test_showsAndDismisses() {
-        const banner = createTemporaryObject(comp, this)
+        const banner = createTemporaryObject(comp, host.contentItem)
         verify(!banner.visible)
         App.reportError("could not open /nowhere: no config.json")
         verify(banner.visible)
@@ -18,7 +19,7 @@ TestCase {
         verify(!banner.visible)
     }
     function test_badTraceIsAnErrorNotACrash() {
-        const banner = createTemporaryObject(comp, this)
+        const banner = createTemporaryObject(comp, host.contentItem)
         verify(!App.openTrace("/nonexistent/trace.ndjson"))
         verify(banner.visible)
         verify(App.errorString.indexOf("trace") >= 0)

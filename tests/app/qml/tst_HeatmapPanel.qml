@@ -5,21 +5,23 @@ import Dlmscope
 TestCase {
     name: "HeatmapPanel"
     when: windowShown
+    Window { id: host; visible: true; width: 800; height: 300 }
     width: 800; height: 300
     Component { id: comp; HeatmapPanel { width: 800; height: 300 } }
 
     function test_klMapHoverAndEpsilon() {
-        const panel = createTemporaryObject(comp, this)
+        const panel = createTemporaryObject(comp, host.contentItem)
         const map = findChild(panel, "heatmap")
         verify(map)
         compare(map.rowsDrawn, App.run.stepCount)
         compare(map.epsilon, 5e-4)  // from the run's header settings
         waitForRendering(panel)
+        mouseMove(map, 1, 1)  // the first move only enters the window
         mouseMove(map, map.width * 0.3, map.height * 0.6)
         tryVerify(() => map.hoverText.indexOf("position") === 0, 2000, map.hoverText)
     }
     function test_revealMode() {
-        const panel = createTemporaryObject(comp, this)
+        const panel = createTemporaryObject(comp, host.contentItem)
         const map = findChild(panel, "heatmap")
         map.mode = "reveal"
         mouseMove(map, map.width * 0.3, map.height * 0.3)

@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""Plots of `dlmscope-cli bench --section strategies` (docs/benchmarks.md, section "strategies").
+
+Reads the JSON the bench writes (default docs/bench/strategies.json) and writes two PNGs:
+  <img>/bench-strategies-step-flops.png  per-step paper-FLOPs ratio F_t / F_base,t (SureLock paper
+                                         Fig. 2): the default SureLock at every generation length,
+                                         and the epsilon x m sweep at the sweep length;
+  <img>/bench-strategies-tradeoff.png    accuracy against the FLOPs ratio to the baseline, per preset.
+
+Usage: /usr/bin/python3 tools/scripts/plot_strategies.py [--data FILE] [--img DIR]
+"""
+import argparse
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", default="docs/bench/strategies.json")
+    ap.add_argument("--img", default="docs/img")
+    args = ap.parse_args()
+    try:
+        with open(args.data, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        print(f"plot_strategies: cannot read {args.data}: {e}", file=sys.stderr)
+        return 1
+    runs = data.get("runs", [])
+    if not runs:
+        print(f"plot_strategies: {args.data} has no runs", file=sys.stderr)
+        return 1
+    os.makedirs(args.img, exist_ok=True)
+    sweep_gen = data.get("sweep_gen")
+
+    # 1. Per-step FLOPs ratio.
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for r in runs:
+        if r["label"] == "surelock":
+            axes[0].plot(range(len(r["step_flops_ratio"])), r["step_flops_ratio"], label=f"N_gen={r['gen_length']}")
+        if r["sweep"] and r["gen_length"] == sweep_gen:
+            axes[1].plot(range(len(r["step_flops_ratio"])), r["step_flops_ratio"], label=r["label"].replace("surelock ", ""))
+    axes[0].set_title("SureLock (eps=5e-3, m=20%): per-step FLOPs ratio")
+    axes[1].set_title(f"SureLock sweep at N_gen={sweep_gen}")
+    for ax in axes:
+        ax.set_xlabel("step")
+        ax.set_ylabel("F_t / F_base,t")
+        ax.set_ylim(0, 1.05)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    out1 = os.path.join(args.img, "bench-strategies-step-flops.png")
+    fig.savefig(out1, dpi=110)
+
+    # 2. Accuracy vs FLOPs ratio.
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    markers = {64: "o", 128: "s", 256: "^"}
+    for r in runs:
+        if r["sweep"]:
+            continue
+        ax.scatter(r["flops_ratio"], 100 * r["accuracy"], marker=markers.get(r["gen_length"], "x"))
+        ax.annotate(f"{r['label']} ({r['gen_length']})", (r["flops_ratio"], 100 * r["accuracy"]), fontsize=6)
+    ax.set_xlabel("paper FLOPs / baseline FLOPs")
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title("Accuracy next to compute (marker: o 64, s 128, ^ 256)")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    out2 = os.path.join(args.img, "bench-strategies-tradeoff.png")
+    fig.savefig(out2, dpi=110)
+    print(f"wrote {out1} and {out2}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
