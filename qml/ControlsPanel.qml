@@ -103,7 +103,7 @@ Rectangle {
                 delegate: Label {
                     required property var modelData
                     Layout.fillWidth: true
-                    text: (modelData.severity === "error" ? "⛔ " : "⚠ ") + modelData.message
+                    text: (modelData.severity === "error" ? qsTr("Error: ") : qsTr("Warning: ")) + modelData.message
                     color: modelData.severity === "error" ? Theme.error : Theme.warn
                     font.pixelSize: 10
                     wrapMode: Text.Wrap

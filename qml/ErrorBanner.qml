@@ -15,7 +15,11 @@ Rectangle {
         id: row
         anchors.fill: parent
         anchors.margins: 6
-        Label { text: "⛔"; color: Theme.error }
+        Rectangle {
+            width: 18; height: 18; radius: 9
+            color: Theme.error
+            Label { anchors.centerIn: parent; text: "!"; color: "white"; font.bold: true }
+        }
         Label {
             objectName: "errorText"
             text: App.errorString
