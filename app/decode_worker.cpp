@@ -102,7 +102,7 @@ void DecodeWorker::startRun(quint64 runId, const QString& prompt, const QVariant
         if (!checkpoint_) throw dlm::Error("no model is loaded: open a checkpoint folder first");
         auto s = toSettings(settings);
         auto ids = dlm::build_prompt(*checkpoint_, prompt.toStdString(), chat);
-        dlm::DecodeLabels labels{checkpoint_->dir.filename().string(), prompt.toStdString()};
+        dlm::DecodeLabels labels{checkpoint_->dir.filename().string(), prompt.toStdString(), checkpoint_->dir};
         session_ = std::make_unique<dlm::DecodeSession>(*backend_, *checkpoint_->tokenizer, checkpoint_->config(),
                                                         std::move(ids), std::move(s), std::move(labels));
         QStringList warnings;

@@ -89,6 +89,9 @@ DecodeSession::DecodeSession(Backend& backend, const Tokenizer& tokenizer, const
     for (int i = 0; i < rt.items; ++i) rt.caches.push_back(backend_.make_cache(n));
     rt.track_kl = effective_track_kl(settings_, config_, prompt_len) || strategy_->compute->needs_posteriors();
     if (rt.track_kl) rt.posteriors = backend_.make_posterior_store(n);
+    // The mask token is never a candidate: committing [MASK] would reveal nothing (the reference
+    // would silently leave such a position masked). Trained models give it ~0 probability anyway.
+    rt.suppress.push_back(config_.mask_token_id);
     if (settings_.eos == EosPolicy::LogitsEosInf) rt.suppress.push_back(config_.eos_token_id);
     rt.computed.assign(static_cast<std::size_t>(n), 0);
     rt.query_tokens.assign(static_cast<std::size_t>(n), -1);

@@ -240,11 +240,15 @@ MarkdownSection strategies(const BenchContext& ctx) {
                 s.track_kl = TrackKl::Off;
                 s.display_top_k = 0;
                 for (const auto& [k, v] : c.params) s.params[k] = v;
+                // The guider of "guided" is the AR checkpoint next to the model (resources/models/tiny-ar).
+                if (c.strategy == "guided" && !s.params.count("guided.guider"))
+                    s.params["guided.guider"] = (std::filesystem::path(ctx.model).parent_path() / "tiny-ar").string();
                 if (failed.count(c.label)) continue;
                 std::unique_ptr<DecodeSession> made;
                 try {
                     check_settings(s, ckpt.config(), static_cast<int>(prompt_ids.size()), &warned);
-                    made = std::make_unique<DecodeSession>(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, s);
+                    made = std::make_unique<DecodeSession>(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, s,
+                                                            DecodeLabels{model.name, ex.prompt, ckpt.dir});
                 } catch (const std::exception& err) {
                     // A preset that cannot run here (e.g. a guider model missing) is reported, not fatal.
                     failed[c.label] = err.what();

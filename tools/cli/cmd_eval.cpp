@@ -122,7 +122,7 @@ int eval_main(std::span<const std::string> args) {
         const std::vector<int32_t> prompt_ids = build_prompt(ckpt, ex.prompt, chat);
         check_settings(settings, ckpt.config(), static_cast<int>(prompt_ids.size()), &warned);
         DecodeSession session(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, settings,
-                              DecodeLabels{model.name, ex.prompt});
+                              DecodeLabels{model.name, ex.prompt, ckpt.dir});
         session.run();
         const TraceSummary sum = session.summary();
         const std::string predicted = extract_answer(sum.text);

@@ -133,7 +133,7 @@ int run_main(std::span<const std::string> args) {
     check_settings(settings, ckpt.config(), static_cast<int>(prompt_ids.size()));
 
     DecodeSession session(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, settings,
-                          DecodeLabels{model.name, prompt});
+                          DecodeLabels{model.name, prompt, ckpt.dir});
 
     if (trace) trace->write_header(session.header());
     unused_trace.used = true;
