@@ -10,6 +10,8 @@ BUILD=${DLM_BUILD_DIR:-$ROOT/build}
 ASAN_BUILD=${DLM_ASAN_BUILD_DIR:-$ROOT/build/asan}
 JOBS=${DLM_JOBS:-$(nproc)}
 CUDA_ARCHS=${DLM_CUDA_ARCHS:-80;90}
+# ccache keys on relative paths below the checkout, so clones in other folders share the cache.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT}
 
 # Debian packages the build, tests and app need (headers, libraries, QML modules, tools).
 PACKAGES=(
