@@ -150,14 +150,26 @@ void AppController::buildCatalogue() {
     // Strategy parameters ("<strategy>.<name>", read by the engine's strategy registry).
     if (strategies_.contains("surelock")) {
         parameters_.push_back(strategyParam("surelock", param("surelock.epsilon", "SureLock ε", "logreal", 1e-6, 1e-1, "Lock a position when its KL(p_t‖p_{t−1}) < ε")));
-        parameters_.push_back(strategyParam("surelock", param("surelock.m", "SureLock m %", "real", 0, 100, "Gate: the share of candidates checked for locking (paper: 20%)")));
+        parameters_.push_back(strategyParam("surelock", param("surelock.m", "SureLock m %", "real", 0, 100, "Gate: only the m% most confident candidates may lock (paper: 20%; 100 = gate off)")));
     }
     if (strategies_.contains("threshold") || strategies_.contains("fast-dllm"))
         parameters_.push_back(strategyParam("threshold|fast-dllm", param("threshold.tau", "threshold τ", "real", 0, 1, "Fast-dLLM: commit every position whose confidence exceeds τ")));
     if (strategies_.contains("freecache"))
         parameters_.push_back(strategyParam("freecache", param("freecache.block_length", "FreeCache block", "int", 0, 1024, "Block length of the frozen-block cache; 0 = the decode's block length")));
     if (strategies_.contains("selection"))
-        parameters_.push_back(strategyParam("selection", param("selection.k", "selection k", "real", 0, 1024, "Rows recomputed per step by the selection policy")));
+        parameters_.push_back(strategyParam("selection", param("selection.k", "selection k", "real", 0, 1, "Fraction of rows recomputed per step by the selection policy")));
+    if (strategies_.contains("cover")) {
+        parameters_.push_back(strategyParam("cover", param("cover.tau_draft", "COVER τ_draft", "real", 0, 1, "Draft every masked position whose confidence exceeds τ_draft")));
+        parameters_.push_back(strategyParam("cover", param("cover.budget", "COVER budget B", "int", 0, 1024, "Most seeds verified per step")));
+    }
+    if (strategies_.contains("saber"))
+        parameters_.push_back(strategyParam("saber", param("saber.n", "Saber n", "int", 1, 1024, "Fewest positions drafted per step")));
+    if (strategies_.contains("guided")) {
+        parameters_.push_back(strategyParam("guided", param("guided.guider", "guider model", "text", 0, 0, "Checkpoint folder of the autoregressive guider; empty = the embedded tiny-ar next to the model")));
+        parameters_.push_back(strategyParam("guided", param("guided.match", "guider match", "enum", 0, 0, "How the guider agrees with a draft token", {"argmax", "topk", "ratio"})));
+        parameters_.push_back(strategyParam("guided", param("guided.k", "guider top-k", "int", 1, 1000, "match = topk: the draft token must be among the guider's k most probable")));
+        parameters_.push_back(strategyParam("guided", param("guided.ratio", "guider ratio", "real", 0, 1, "match = ratio: p(draft) / p(max) must reach this")));
+    }
 }
 
 QVariantList AppController::legend() const {

@@ -31,7 +31,8 @@ ColumnLayout {
             Layout.fillWidth: true
             sourceComponent: control.spec.kind === "enum" ? enumEditor
                            : control.spec.kind === "logreal" ? logEditor
-                           : control.spec.kind === "int" ? intEditor : realEditor
+                           : control.spec.kind === "int" ? intEditor
+                           : control.spec.kind === "text" ? textEditor : realEditor
         }
     }
     Label {
@@ -70,6 +71,16 @@ ColumnLayout {
         TextField {
             text: control.value
             validator: DoubleValidator { bottom: control.spec.min; top: control.spec.max }
+            onEditingFinished: control.edited(control.spec.key, text)
+            font.pixelSize: Theme.small
+            implicitHeight: 26
+        }
+    }
+    Component {
+        id: textEditor
+        TextField {
+            text: control.value
+            placeholderText: control.spec.help
             onEditingFinished: control.edited(control.spec.key, text)
             font.pixelSize: Theme.small
             implicitHeight: 26

@@ -1,0 +1,49 @@
+import QtQuick
+import QtQuick.Window
+import QtTest
+import Dlmscope
+
+TestCase {
+    name: "ParameterControl"
+    when: windowShown
+    width: 340; height: 200
+    Window { id: host; visible: true; width: 340; height: 200 }
+    Component { id: comp; ParameterControl { width: 320 } }
+
+    function spec(key) {
+        for (let i = 0; i < App.parameters.length; ++i)
+            if (App.parameters[i].key === key) return App.parameters[i]
+        return null
+    }
+
+    // The guider model is a free-text folder path; its control edits the setting as typed.
+    function test_textKindEditsTheSetting() {
+        const s = spec("guided.guider")
+        verify(s, "the guided strategy exposes its guider model")
+        compare(s.kind, "text")
+        App.setSetting("strategy", "guided")
+        const c = createTemporaryObject(comp, host.contentItem, {spec: s})
+        verify(c.visible)
+        const editedSpy = signalSpy.createObject(this, {target: c, signalName: "edited"})
+        const loader = c.children[0].children[1]
+        verify(loader.item)
+        loader.item.text = "/models/Qwen2.5-0.5B-Instruct"
+        loader.item.editingFinished()
+        compare(editedSpy.count, 1)
+        compare(editedSpy.signalArguments[0][0], "guided.guider")
+        compare(editedSpy.signalArguments[0][1], "/models/Qwen2.5-0.5B-Instruct")
+        App.resetSettings()
+    }
+
+    // Strategy parameters show only while their strategy is chosen.
+    function test_strategyParametersFollowTheStrategy() {
+        const c = createTemporaryObject(comp, host.contentItem, {spec: spec("cover.tau_draft")})
+        App.setSetting("strategy", "cover")
+        verify(c.visible)
+        App.setSetting("strategy", "baseline")
+        verify(!c.visible)
+        App.resetSettings()
+    }
+
+    Component { id: signalSpy; SignalSpy {} }
+}
