@@ -78,6 +78,25 @@ private:
     bool terminal_;
 };
 
+// An example's own canvas length ("gen_length" in the data) applies unless the command line
+// fixed one; steps and block length then follow it as they follow --gen-len (one block, one
+// token per step: the reference setting the accuracy goals are stated for).
+DecodeSettings settings_for_example(const DecodeSettings& base, const EvalExample& ex, const ParsedArgs& a) {
+    bool fixed_len = a.has("gen-len"), fixed_steps = a.has("steps"), fixed_block = a.has("block-len");
+    for (const auto& kv : a.all("set")) {
+        const std::string key = kv.substr(0, kv.find('='));
+        fixed_len |= key == "gen_length";
+        fixed_steps |= key == "steps";
+        fixed_block |= key == "block_length";
+    }
+    DecodeSettings s = base;
+    if (fixed_len || ex.gen_length <= 0) return s;
+    s.gen_length = ex.gen_length;
+    if (!fixed_steps) s.steps = ex.gen_length;
+    if (!fixed_block) s.block_length = ex.gen_length;
+    return s;
+}
+
 }  // namespace
 
 int eval_main(std::span<const std::string> args) {
@@ -120,8 +139,9 @@ int eval_main(std::span<const std::string> args) {
     for (std::size_t i = 0; i < examples.size(); ++i) {
         const EvalExample& ex = examples[i];
         const std::vector<int32_t> prompt_ids = build_prompt(ckpt, ex.prompt, chat);
-        check_settings(settings, ckpt.config(), static_cast<int>(prompt_ids.size()), &warned);
-        DecodeSession session(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, settings,
+        const DecodeSettings example_settings = settings_for_example(settings, ex, a);
+        check_settings(example_settings, ckpt.config(), static_cast<int>(prompt_ids.size()), &warned);
+        DecodeSession session(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, example_settings,
                               DecodeLabels{model.name, ex.prompt, ckpt.dir});
         session.run();
         const TraceSummary sum = session.summary();

@@ -46,7 +46,14 @@ std::vector<EvalExample> read_eval_jsonl(const std::filesystem::path& file) {
             throw Error(where + ": not valid JSON (" + std::string(e.what()) + ")");
         }
         if (!j.is_object()) throw Error(where + ": expected a JSON object");
-        out.push_back({field(j, "family", where), field(j, "prompt", where), field(j, "answer", where), number});
+        EvalExample ex{field(j, "family", where), field(j, "prompt", where), field(j, "answer", where), number};
+        if (j.contains("gen_length")) {
+            const auto& g = j["gen_length"];
+            if (!g.is_number_integer() || g.get<long long>() < 1 || g.get<long long>() > 1'000'000)
+                throw Error(where + ": \"gen_length\" must be a positive integer");
+            ex.gen_length = g.get<int>();
+        }
+        out.push_back(std::move(ex));
     }
     if (out.empty()) throw Error("evaluation data '" + file.string() + "' has no examples");
     return out;

@@ -12,6 +12,7 @@ struct EvalExample {
     std::string prompt;
     std::string answer;
     int line = 0;  // 1-based line in the file, for reports
+    int gen_length = 0;  // the canvas the example needs ("gen_length" in the file); 0 = not given
 };
 
 // Throws dlm::Error naming the file and line for unreadable files, malformed JSON, or a line
