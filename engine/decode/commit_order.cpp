@@ -1,5 +1,7 @@
 #include "decode/commit_order.h"
 
+#include "util/counter_rng.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -31,6 +33,25 @@ std::vector<Commit> take_best(std::vector<RankedCandidate>& c, int k) {
     out.reserve(n);
     for (std::size_t i = 0; i < n; ++i) out.push_back({c[i].pos, c[i].token});
     return out;
+}
+
+void collect_block_candidates(const StepContext& ctx, int begin, int end, Remasking remasking,
+                              ConfidenceSource source, const EosDeferral& eos,
+                              std::vector<RankedCandidate>& out) {
+    const CounterRng random(ctx.seed, rng_stream::kRemasking);
+    for (int p = begin; p < end; ++p) {
+        if (!ctx.canvas.is_masked(p)) continue;
+        const RowStats* s = ctx.at(p);
+        if (!s) continue;
+        RankedCandidate c;
+        c.pos = p;
+        c.token = s->sampled;
+        c.deferred = eos.defers(s->sampled);
+        c.key = remasking == Remasking::Random
+                    ? random.uniform(static_cast<uint64_t>(ctx.step), static_cast<uint64_t>(p))
+                    : confidence_value(*s, ConfidenceMeasure::SampledProb, source);
+        out.push_back(c);
+    }
 }
 
 }  // namespace dlm

@@ -37,6 +37,13 @@ struct RankedCandidate {
     bool deferred = false;  // deferred candidates rank after all others
 };
 
+// The masked positions of [begin, end) that have statistics, ranked the LLaDA way: by the
+// confidence of the sampled token (from `source`), or by a uniform draw keyed by (seed, step,
+// position) for random remasking. Appends to `out`.
+void collect_block_candidates(const StepContext& ctx, int begin, int end, Remasking remasking,
+                              ConfidenceSource source, const EosDeferral& eos,
+                              std::vector<RankedCandidate>& out);
+
 // The k best candidates (all if k >= size): not deferred first, then higher key, then lower
 // position (torch.topk's tie order on the reference's left-to-right layout). Reorders `c`.
 std::vector<Commit> take_best(std::vector<RankedCandidate>& c, int k);

@@ -35,23 +35,10 @@ std::vector<Commit> LladaUnmask::choose(const StepContext& ctx) {
     const int k = schedule_[static_cast<std::size_t>(local)];
     if (k == 0) return {};
 
-    const CounterRng random(ctx.seed, rng_stream::kRemasking);
     scratch_.clear();
     // Only the current block competes: the reference sets every later position's confidence to
     // -inf, and the EOS deferral must not push a commit out of the block either.
-    for (int p = begin; p < end; ++p) {
-        if (!ctx.canvas.is_masked(p)) continue;
-        const RowStats* s = ctx.at(p);
-        if (!s) continue;
-        RankedCandidate c;
-        c.pos = p;
-        c.token = s->sampled;
-        c.deferred = o_.eos.defers(s->sampled);
-        c.key = o_.remasking == Remasking::Random
-                    ? random.uniform(static_cast<uint64_t>(ctx.step), static_cast<uint64_t>(p))
-                    : confidence_value(*s, ConfidenceMeasure::SampledProb, o_.source);
-        scratch_.push_back(c);
-    }
+    collect_block_candidates(ctx, begin, end, o_.remasking, o_.source, o_.eos, scratch_);
     return take_best(scratch_, k);
 }
 

@@ -42,21 +42,8 @@ std::vector<Commit> ThresholdUnmask::choose(const StepContext& ctx) {
     const DecodeCanvas& cv = ctx.canvas;
     block_ = o_.blocks.current_block(cv);
     const int begin = o_.blocks.begin(block_), end = std::min(o_.blocks.end(block_), cv.size());
-    const CounterRng random(ctx.seed, rng_stream::kRemasking);
     scratch_.clear();
-    for (int p = begin; p < end; ++p) {
-        if (!cv.is_masked(p)) continue;
-        const RowStats* s = ctx.at(p);
-        if (!s) continue;
-        RankedCandidate c;
-        c.pos = p;
-        c.token = s->sampled;
-        c.deferred = o_.eos.defers(s->sampled);
-        c.key = o_.remasking == Remasking::Random
-                    ? random.uniform(static_cast<uint64_t>(ctx.step), static_cast<uint64_t>(p))
-                    : confidence_value(*s, ConfidenceMeasure::SampledProb, o_.source);
-        scratch_.push_back(c);
-    }
+    collect_block_candidates(ctx, begin, end, o_.remasking, o_.source, o_.eos, scratch_);
     // Rank everything (not deferred first, then confidence, then position), then cut.
     std::vector<Commit> ranked = take_best(scratch_, static_cast<int>(scratch_.size()));
     std::vector<double> keys;
