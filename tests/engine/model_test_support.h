@@ -12,32 +12,14 @@
 #include <string>
 #include <unistd.h>
 
+#include "support/scratch_dir.h"
 #include "util/error.h"
 
 namespace dlm::test {
 
-class TempDir {
+class TempDir : public dlm::test::ScratchDir {
 public:
-    TempDir() {
-        static std::atomic<int> counter{0};
-        const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-        path_ = std::filesystem::temp_directory_path() /
-                ("dlm-model-test-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) + "-" +
-                 std::to_string(counter++));
-        std::filesystem::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const std::filesystem::path& path() const { return path_; }
-    std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
-private:
-    std::filesystem::path path_;
+    TempDir() : ScratchDir("dlm-model-test") {}
 };
 
 inline void write_file(const std::filesystem::path& p, const std::string& bytes) {

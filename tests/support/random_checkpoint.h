@@ -11,6 +11,7 @@
 #include "model/dtype.h"
 #include "model/model_config.h"
 #include "model/model_weights.h"
+#include "support/scratch_dir.h"
 #include "support/safetensors_writer.h"
 
 namespace dlm::test {
@@ -51,17 +52,5 @@ RandomCheckpoint write_random_checkpoint(const std::filesystem::path& dir, Famil
 // The engine's own loading path: load_model_config + WeightStore::open + bind_weights.
 ModelWeights load_random_checkpoint(const RandomCheckpoint& checkpoint);
 
-// A self-deleting unique temporary folder.
-class ScratchDir {
-public:
-    explicit ScratchDir(const std::string& tag = "dlm-test");
-    ~ScratchDir();
-    ScratchDir(const ScratchDir&) = delete;
-    ScratchDir& operator=(const ScratchDir&) = delete;
-    const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
 
 }  // namespace dlm::test

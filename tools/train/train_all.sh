@@ -7,7 +7,7 @@ cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
 [ -f build-train/tok.model ] || $PY tools/train/tokenizer.py
 $PY tools/train/corpus.py --write-eval resources/eval
-nice -n 10 $PY tools/train/train.py --model mdlm --size small --steps 560 --batch 32 --lr 1.5e-3 --warmup 50 \
+nice -n 10 $PY tools/train/train.py --model mdlm --size small --steps 1750 --batch 32 --lr 1.5e-3 --warmup 50 \
     --out resources/models/tiny-mdlm > build-train/mdlm.log 2>&1 &
 nice -n 12 $PY tools/train/train.py --model ar --size small --steps 250 --batch 32 --lr 2e-3 --warmup 30 \
     --out resources/models/tiny-ar > build-train/ar.log 2>&1 &
