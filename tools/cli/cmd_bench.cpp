@@ -21,6 +21,7 @@
 #include "compute/forward_bench.h"
 #include "decode/decode_session.h"
 #include "decode/strategy.h"
+#include "model/model_config.h"
 #include "decode_options.h"
 #include "eval_data.h"
 #include "output.h"
@@ -103,8 +104,10 @@ std::string utc_now() {
 }
 
 void machine_bullets(MarkdownSection& s, int threads_used) {
-    s.bullet("machine: " + table_cell(cpu_model()) + ", " + std::to_string(std::thread::hardware_concurrency()) +
-             " hardware threads, " + std::to_string(threads_used) + " used; " + os_name());
+    const unsigned cores = std::thread::hardware_concurrency();
+    const std::string used = threads_used > 0 ? std::to_string(threads_used) : "all " + std::to_string(cores);
+    s.bullet("machine: " + table_cell(cpu_model()) + ", " + std::to_string(cores) + " hardware threads, " + used +
+             " used; " + os_name());
     s.bullet("engine: dlmscope " DLM_VERSION ", CPU backend (fp32, OpenBLAS sgemm); measured " + utc_now());
 }
 
@@ -308,8 +311,9 @@ MarkdownSection strategies(const BenchContext& ctx) {
         "cache, step count data-dependent).");
     machine_bullets(sec, ctx.threads);
     sec.bullet("model: " + model.name + " (d_model " + std::to_string(ckpt.config().d_model) + ", " +
-               std::to_string(ckpt.config().n_layers) + " layers); the embedded model is still being trained, so "
-               "accuracies are low and these numbers will be redone with the final model");
+               std::to_string(ckpt.config().n_layers) + " layers, " +
+               std::to_string(parameter_count(ckpt.config())) + " parameters); see docs/models.md for its accuracy "
+               "under the reference sampler, the yardstick for the accuracy column");
     sec.bullet("raw data: " + ctx.data_out + ".json / .csv; plots: tools/scripts/plot_strategies.py");
     sec.paragraph("Command:");
     sec.code_block(ctx.command, "sh");
