@@ -266,16 +266,7 @@ StepTrace DecodeSession::step() {
     }
     t.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
-    totals_.steps += 1;
-    totals_.wall_s += t.wall_ms / 1000.0;
-    totals_.paper_flops += t.paper_flops;
-    totals_.paper_flops_dense += t.paper_flops_dense;
-    totals_.lm_head_flops += t.lm_head_flops;
-    totals_.guider_flops += t.guider_flops;
-    totals_.rows_computed += t.rows_computed;
-    totals_.rows_total += t.rows_total;
-    totals_.tokens_unmasked += t.newly_unmasked;
-    for (const auto& [k, v] : t.counters) totals_.counters[k] += v;
+    totals_.add_step(t);
     ++step_;
     return t;
 }

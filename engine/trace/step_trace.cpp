@@ -57,4 +57,17 @@ PosEvent parse_pos_event(std::string_view s) {
     throw Error("unknown position event '" + std::string(s) + "' (known: " + accepted(kEvents) + ")");
 }
 
+void TraceSummary::add_step(const StepTrace& t) {
+    steps += 1;
+    wall_s += t.wall_ms / 1000.0;
+    paper_flops += t.paper_flops;
+    paper_flops_dense += t.paper_flops_dense;
+    lm_head_flops += t.lm_head_flops;
+    guider_flops += t.guider_flops;
+    rows_computed += t.rows_computed;
+    rows_total += t.rows_total;
+    tokens_unmasked += t.newly_unmasked;
+    for (const auto& [k, v] : t.counters) counters[k] += v;
+}
+
 }  // namespace dlm

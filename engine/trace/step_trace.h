@@ -90,6 +90,8 @@ struct TraceSummary {
     long long rows_total = 0;
     int tokens_unmasked = 0;
     std::map<std::string, double> counters;
+    // Adds one step's cost and counters to the totals (text is left to the caller).
+    void add_step(const StepTrace& t);
     double flops_ratio() const { return paper_flops_dense > 0 ? paper_flops / paper_flops_dense : 0.0; }
     double e2e_tps() const { return wall_s > 0 ? tokens_unmasked / wall_s : 0.0; }
 };

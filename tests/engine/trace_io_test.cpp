@@ -260,3 +260,42 @@ TEST(Trace, BadFieldsAreNamed) {
 
 }  // namespace
 }  // namespace dlm
+
+namespace dlm {
+namespace {
+
+TEST(TraceSummary, AddStepAccumulatesCostAndCounters) {
+    StepTrace a, b;
+    a.wall_ms = 10.0;
+    a.paper_flops = 3.0;
+    a.paper_flops_dense = 6.0;
+    a.rows_computed = 4;
+    a.rows_total = 8;
+    a.newly_unmasked = 2;
+    a.counters["remasks"] = 1;
+    b.wall_ms = 30.0;
+    b.paper_flops = 1.0;
+    b.paper_flops_dense = 6.0;
+    b.guider_flops = 5.0;
+    b.rows_computed = 2;
+    b.rows_total = 8;
+    b.newly_unmasked = 3;
+    b.counters["remasks"] = 2;
+    b.counters["locks"] = 4;
+    TraceSummary s;
+    s.add_step(a);
+    s.add_step(b);
+    EXPECT_EQ(s.steps, 2);
+    EXPECT_DOUBLE_EQ(s.wall_s, 0.04);
+    EXPECT_DOUBLE_EQ(s.flops_ratio(), 4.0 / 12.0);
+    EXPECT_DOUBLE_EQ(s.guider_flops, 5.0);
+    EXPECT_EQ(s.rows_computed, 6);
+    EXPECT_EQ(s.rows_total, 16);
+    EXPECT_EQ(s.tokens_unmasked, 5);
+    EXPECT_DOUBLE_EQ(s.counters["remasks"], 3.0);
+    EXPECT_DOUBLE_EQ(s.counters["locks"], 4.0);
+    EXPECT_DOUBLE_EQ(s.e2e_tps(), 5 / 0.04);
+}
+
+}  // namespace
+}  // namespace dlm

@@ -65,18 +65,7 @@ std::string canvas_text(const StepTrace& s) {
 // Totals from the steps, for traces without a summary line (a run that was cut short).
 TraceSummary totals_from_steps(const TraceFile& t) {
     TraceSummary s;
-    s.steps = static_cast<int>(t.steps.size());
-    for (const auto& st : t.steps) {
-        s.wall_s += st.wall_ms / 1000.0;
-        s.paper_flops += st.paper_flops;
-        s.paper_flops_dense += st.paper_flops_dense;
-        s.lm_head_flops += st.lm_head_flops;
-        s.guider_flops += st.guider_flops;
-        s.rows_computed += st.rows_computed;
-        s.rows_total += st.rows_total;
-        s.tokens_unmasked += st.newly_unmasked;
-        for (const auto& [k, v] : st.counters) s.counters[k] += v;
-    }
+    for (const auto& st : t.steps) s.add_step(st);
     if (!t.steps.empty()) s.text = canvas_text(t.steps.back());
     return s;
 }
