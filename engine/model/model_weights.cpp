@@ -63,54 +63,65 @@ private:
     std::set<std::string> used_;
 };
 
+// A family's per-layer tensor names, relative to the layer's prefix. One binding routine reads
+// them, so the shape checks are written once.
+struct LayerNames {
+    const char* attn_norm;
+    const char* q;
+    const char* k;
+    const char* v;
+    const char* o;
+    const char* ffn_norm;
+    const char* gate;
+    const char* up;
+    const char* down;
+};
+
+// LLaDA: `blocks.N.ff_out` is the block's down-projection, not the head (`transformer.ff_out`).
+constexpr LayerNames kLladaLayer{"attn_norm", "q_proj", "k_proj", "v_proj", "attn_out",
+                                 "ff_norm",   "ff_proj", "up_proj", "ff_out"};
+constexpr LayerNames kQwen2Layer{"input_layernorm", "self_attn.q_proj", "self_attn.k_proj",
+                                 "self_attn.v_proj", "self_attn.o_proj", "post_attention_layernorm",
+                                 "mlp.gate_proj",    "mlp.up_proj",      "mlp.down_proj"};
+
+void bind_layers(const ModelConfig& c, Binder& b, ModelWeights& w, const std::string& layer_root,
+                 const LayerNames& names) {
+    const int64_t d = c.d_model, q = c.q_dim(), kv = c.kv_dim(), ff = c.d_ff;
+    for (int n = 0; n < c.n_layers; ++n) {
+        const std::string p = layer_root + std::to_string(n) + ".";
+        auto name = [&](const char* t, const char* kind) { return p + t + "." + kind; };
+        LayerWeights& l = w.layers[n];
+        l.attn_norm = b.require(name(names.attn_norm, "weight"), {d});
+        l.wq = b.require(name(names.q, "weight"), {q, d});
+        l.wk = b.require(name(names.k, "weight"), {kv, d});
+        l.wv = b.require(name(names.v, "weight"), {kv, d});
+        if (c.qkv_bias) {
+            l.bq = b.require(name(names.q, "bias"), {q});
+            l.bk = b.require(name(names.k, "bias"), {kv});
+            l.bv = b.require(name(names.v, "bias"), {kv});
+        }
+        l.wo = b.require(name(names.o, "weight"), {d, q});
+        l.ffn_norm = b.require(name(names.ffn_norm, "weight"), {d});
+        l.w_gate = b.require(name(names.gate, "weight"), {ff, d});
+        l.w_up = b.require(name(names.up, "weight"), {ff, d});
+        l.w_down = b.require(name(names.down, "weight"), {d, ff});
+    }
+}
+
 void bind_llada(const ModelConfig& c, Binder& b, ModelWeights& w) {
-    const int64_t d = c.d_model, q = c.q_dim(), kv = c.kv_dim(), ff = c.d_ff, V = c.vocab_size;
+    const int64_t d = c.d_model, V = c.vocab_size;
     const std::string root = "model.transformer.";
     w.embed = b.require(root + "wte.weight", {V, d});
-    for (int n = 0; n < c.n_layers; ++n) {
-        const std::string p = root + "blocks." + std::to_string(n) + ".";
-        LayerWeights& l = w.layers[n];
-        l.attn_norm = b.require(p + "attn_norm.weight", {d});
-        l.wq = b.require(p + "q_proj.weight", {q, d});
-        l.wk = b.require(p + "k_proj.weight", {kv, d});
-        l.wv = b.require(p + "v_proj.weight", {kv, d});
-        if (c.qkv_bias) {
-            l.bq = b.require(p + "q_proj.bias", {q});
-            l.bk = b.require(p + "k_proj.bias", {kv});
-            l.bv = b.require(p + "v_proj.bias", {kv});
-        }
-        l.wo = b.require(p + "attn_out.weight", {d, q});
-        l.ffn_norm = b.require(p + "ff_norm.weight", {d});
-        l.w_gate = b.require(p + "ff_proj.weight", {ff, d});
-        l.w_up = b.require(p + "up_proj.weight", {ff, d});
-        l.w_down = b.require(p + "ff_out.weight", {d, ff});  // block down-projection, not the head
-    }
+    bind_layers(c, b, w, root + "blocks.", kLladaLayer);
     w.final_norm = b.require(root + "ln_f.weight", {d});
     // With weight_tying the head is wte (a stray ff_out stays in `unexpected`).
     w.lm_head = c.tied_embeddings ? w.embed : b.require(root + "ff_out.weight", {V, d});
 }
 
 void bind_qwen2_style(const ModelConfig& c, Binder& b, ModelWeights& w) {
-    const int64_t d = c.d_model, q = c.q_dim(), kv = c.kv_dim(), ff = c.d_ff, V = c.vocab_size;
+    const int64_t d = c.d_model, V = c.vocab_size;
     w.embed = b.require("model.embed_tokens.weight", {V, d});
-    for (int n = 0; n < c.n_layers; ++n) {
-        const std::string p = "model.layers." + std::to_string(n) + ".";
-        LayerWeights& l = w.layers[n];
-        l.attn_norm = b.require(p + "input_layernorm.weight", {d});
-        l.wq = b.require(p + "self_attn.q_proj.weight", {q, d});
-        l.wk = b.require(p + "self_attn.k_proj.weight", {kv, d});
-        l.wv = b.require(p + "self_attn.v_proj.weight", {kv, d});
-        if (c.qkv_bias) {
-            l.bq = b.require(p + "self_attn.q_proj.bias", {q});
-            l.bk = b.require(p + "self_attn.k_proj.bias", {kv});
-            l.bv = b.require(p + "self_attn.v_proj.bias", {kv});
-        }
-        l.wo = b.require(p + "self_attn.o_proj.weight", {d, q});
-        l.ffn_norm = b.require(p + "post_attention_layernorm.weight", {d});
-        l.w_gate = b.require(p + "mlp.gate_proj.weight", {ff, d});
-        l.w_up = b.require(p + "mlp.up_proj.weight", {ff, d});
-        l.w_down = b.require(p + "mlp.down_proj.weight", {d, ff});
-    }
+    bind_layers(c, b, w, "model.layers.", kQwen2Layer);
     w.final_norm = b.require("model.norm.weight", {d});
     // Tied: the head is the embedding, as transformers ties it even when a copy was saved (Qwen2.5
     // guiders ship without lm_head.weight). Untied: lm_head.weight must be there.
