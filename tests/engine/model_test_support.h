@@ -22,11 +22,7 @@ public:
     TempDir() : ScratchDir("dlm-model-test") {}
 };
 
-inline void write_file(const std::filesystem::path& p, const std::string& bytes) {
-    std::ofstream f(p, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    ASSERT_TRUE(f.good()) << "cannot write " << p;
-}
+using dlm::test::write_file;
 
 // A safetensors file from a hand-written header (no padding added) and raw data bytes.
 inline std::string raw_safetensors(const std::string& header, const std::string& data) {

@@ -24,11 +24,7 @@ public:
     TempDir() : ScratchDir("dlm-text-test") {}
 };
 
-inline void write_file(const std::filesystem::path& p, const std::string& bytes) {
-    std::ofstream f(p, std::ios::binary | std::ios::trunc);
-    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    ASSERT_TRUE(f.good()) << "cannot write " << p;
-}
+using dlm::test::write_file;
 
 inline std::string read_file(const std::filesystem::path& p) {
     std::ifstream f(p, std::ios::binary);

@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <stdexcept>
 #include <system_error>
 
 namespace dlm::test {
@@ -19,6 +21,12 @@ ScratchDir::ScratchDir(const std::string& tag) {
 ScratchDir::~ScratchDir() {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
+}
+
+void write_file(const std::filesystem::path& p, const std::string& bytes) {
+    std::ofstream f(p, std::ios::binary | std::ios::trunc);
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!f.good()) throw std::runtime_error("cannot write " + p.string());
 }
 
 }  // namespace dlm::test

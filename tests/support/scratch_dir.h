@@ -18,4 +18,8 @@ private:
     std::filesystem::path path_;
 };
 
+// Writes `bytes` to `p` (replacing it); throws std::runtime_error when the file cannot be written,
+// which fails the calling test.
+void write_file(const std::filesystem::path& p, const std::string& bytes);
+
 }  // namespace dlm::test
