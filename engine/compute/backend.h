@@ -27,6 +27,27 @@ struct KvOverride {
     bool closed_form = false;
 };
 
+// WINO's shadow block (research/strategies.md §6.1): canvas columns [first, first + count) are
+// shadow positions, each the leave-one-out twin of one column of [twin_first, twin_first + count).
+// A query row outside the block never sees a shadow column; shadow row s sees every column of
+// the block and every other column except its twin twin_first + (s - first). With the twins'
+// position ids copied (ForwardItem::position_ids), shadow row s predicts the token at its twin
+// as if that token alone were masked. count = 0: no shadow block (every row sees every column).
+struct ShadowBlock {
+    int first = -1;
+    int twin_first = 0;
+    int count = 0;
+
+    bool active() const { return count > 0; }
+    bool contains(int column) const { return count > 0 && column >= first && column < first + count; }
+    int twin_of(int column) const { return twin_first + (column - first); }
+    // Whether query row `query` attends to key column `key` (both canvas columns).
+    bool visible(int query, int key) const {
+        if (contains(key)) return contains(query);
+        return !contains(query) || key != twin_of(query);
+    }
+};
+
 struct ForwardItem {
     std::span<const int32_t> tokens;     // the whole canvas, N ids
     std::span<const int32_t> rows;       // positions to compute (ascending, unique)
@@ -37,6 +58,12 @@ struct ForwardItem {
     // Keep the last layer's attention probabilities, averaged over heads, for every computed row
     // (COVER's seed score). Rows at self-seeing override positions report their leave-one-out view.
     bool want_attention = false;
+    // The RoPE position of every canvas column (N ids); empty = the column index. K/V cache
+    // entries stay indexed by canvas column: a cached key keeps the position it was computed at.
+    std::span<const int32_t> position_ids;
+    ShadowBlock shadow;
+    // A backend that cannot honour position_ids or a shadow block throws dlm::Error for the item
+    // (compute/attention_layout.h has the shared checks) rather than ignoring them.
 };
 
 class Backend {
@@ -46,6 +73,10 @@ public:
     virtual const ModelConfig& config() const = 0;
     virtual std::unique_ptr<KvCache> make_cache(int positions) = 0;
     virtual std::unique_ptr<PosteriorStore> make_posterior_store(int positions) = 0;
+    // Whether forward() honours ForwardItem::position_ids and ::shadow (WINO's shadow block). The
+    // safe default is no: such a backend refuses items that set them, and the decode session
+    // refuses a strategy that needs them before the first step.
+    virtual bool supports_attention_layout() const { return false; }
 
     // Runs one forward pass over a batch. Throws dlm::Error on a bad request (a row outside the
     // canvas, a skipped row with nothing cached, a canvas longer than the model's context, ...).

@@ -13,12 +13,14 @@
 #include <string>
 #include <thread>
 
+#include "compute/attention_layout.h"
 #include "compute/cover_correction.h"
 #include "compute/cpu_kernels.h"
 #include "compute/cpu_kv_cache.h"
 #include "compute/cpu_posterior_store.h"
 #include "compute/cpu_thread_pool.h"
 #include "compute/cpu_weights.h"
+#include "compute/forward_validation.h"
 #include "util/error.h"
 
 namespace dlm {
@@ -34,20 +36,21 @@ int resolve_threads(int requested) {
     return hw > 0 ? static_cast<int>(hw) : 1;
 }
 
-std::string pos_str(int64_t p) { return std::to_string(p); }
-
-// Everything a validated batch item needs during the forward.
-struct ItemPlan {
-    const ForwardItem* item = nullptr;
+// A validated batch item with its caches as the CPU backend's own type.
+struct ItemPlan : ForwardItemPlan {
     CpuKvCache* cache = nullptr;
     const CpuKvCache* override_source = nullptr;
-    bool self_sees_fresh = true;
-    bool closed_form = false;
-    int n = 0;  // canvas length
-    int m = 0;  // rows computed
-    std::vector<uint8_t> overridden;    // [n] 1 where the column is read from the override source
-    std::vector<int32_t> head_index;    // index in rows of each head row
+    std::vector<int32_t> rope_positions;  // [m] RoPE position of each row; empty = the row's column
+    int max_position = 0;                 // largest RoPE position the item uses
+    ShadowBlock shadow;
 };
+
+// WINO's shadow block: the scores of the columns query `q` may not see become -inf before the
+// softmax (ShadowBlock::visible), so they get exactly zero weight.
+void hide_shadow_columns(float* scores, int q, const ShadowBlock& s) {
+    if (s.contains(q)) scores[s.twin_of(q)] = -INFINITY;
+    else std::fill(scores + s.first, scores + s.first + s.count, -INFINITY);
+}
 
 class CpuBackend final : public Backend {
 public:
@@ -70,6 +73,7 @@ public:
     }
 
     std::string name() const override { return "cpu"; }
+    bool supports_attention_layout() const override { return true; }
     const ModelConfig& config() const override { return weights_.config; }
 
     std::unique_ptr<KvCache> make_cache(int positions) override {
@@ -138,83 +142,26 @@ private:
 
 std::vector<ItemPlan> CpuBackend::validate(std::span<const ForwardItem> batch) const {
     const ModelConfig& c = weights_.config;
-    std::vector<ItemPlan> plans(batch.size());
-    for (std::size_t b = 0; b < batch.size(); ++b) {
-        const ForwardItem& it = batch[b];
+    auto fit = [&c](const KvCache& cache) {
+        const auto* cpu_cache = dynamic_cast<const CpuKvCache*>(&cache);
+        if (!cpu_cache) return CacheFit::OtherBackend;
+        if (cpu_cache->layers() != c.n_layers || cpu_cache->kv_dim() != c.kv_dim()) return CacheFit::OtherModel;
+        return CacheFit::Ok;
+    };
+    std::vector<ForwardItemPlan> checked = validate_forward(batch, c, "CPU", fit);
+    std::vector<ItemPlan> plans(checked.size());
+    for (std::size_t b = 0; b < checked.size(); ++b) {
         ItemPlan& p = plans[b];
-        const std::string where = "forward item " + std::to_string(b) + ": ";
-        p.item = &it;
-        p.n = static_cast<int>(it.tokens.size());
-        p.m = static_cast<int>(it.rows.size());
-        if (it.tokens.empty()) throw Error(where + "empty canvas");
-        if (c.max_seq_len > 0 && p.n > c.max_seq_len)
-            throw Error(where + "canvas of " + pos_str(p.n) + " positions is longer than the model's context (" +
-                        pos_str(c.max_seq_len) + ")");
-        for (std::size_t i = 0; i < it.tokens.size(); ++i)
-            if (it.tokens[i] < 0 || it.tokens[i] >= c.vocab_size)
-                throw Error(where + "token id " + pos_str(it.tokens[i]) + " at position " + pos_str(i) +
-                            " is outside the vocabulary (0.." + pos_str(c.vocab_size - 1) + ")");
-        if (!it.cache) throw Error(where + "no K/V cache given");
-        p.cache = dynamic_cast<CpuKvCache*>(it.cache);
-        if (!p.cache) throw Error(where + "the K/V cache was not made by the CPU backend");
-        if (p.cache->layers() != c.n_layers || p.cache->kv_dim() != c.kv_dim())
-            throw Error(where + "the K/V cache was made for a different model");
-        if (p.cache->positions() < p.n)
-            throw Error(where + "the K/V cache holds " + pos_str(p.cache->positions()) + " positions but the canvas has " +
-                        pos_str(p.n));
-        for (std::size_t i = 0; i < it.rows.size(); ++i) {
-            const int32_t r = it.rows[i];
-            if (r < 0 || r >= p.n)
-                throw Error(where + "row " + pos_str(r) + " is outside the canvas (0.." + pos_str(p.n - 1) + ")");
-            if (i > 0 && r <= it.rows[i - 1])
-                throw Error(where + "rows must be ascending and unique (" + pos_str(it.rows[i - 1]) + " then " +
-                            pos_str(r) + ")");
+        static_cast<ForwardItemPlan&>(p) = std::move(checked[b]);
+        p.cache = static_cast<CpuKvCache*>(batch[b].cache);
+        if (p.has_override) p.override_source = static_cast<const CpuKvCache*>(batch[b].kv_override->source);
+        const ForwardItem& it = batch[b];
+        p.max_position = check_attention_layout(it, c, "forward item " + std::to_string(b) + ": ");
+        p.shadow = it.shadow;
+        if (!it.position_ids.empty()) {
+            p.rope_positions.resize(it.rows.size());
+            for (std::size_t i = 0; i < it.rows.size(); ++i) p.rope_positions[i] = it.position_ids[it.rows[i]];
         }
-        p.head_index.resize(it.head_rows.size());
-        for (std::size_t i = 0; i < it.head_rows.size(); ++i) {
-            const int32_t r = it.head_rows[i];
-            if (i > 0 && r <= it.head_rows[i - 1])
-                throw Error(where + "head rows must be ascending and unique (" + pos_str(it.head_rows[i - 1]) +
-                            " then " + pos_str(r) + ")");
-            auto found = std::lower_bound(it.rows.begin(), it.rows.end(), r);
-            if (found == it.rows.end() || *found != r)
-                throw Error(where + "head row " + pos_str(r) + " is not among the computed rows");
-            p.head_index[i] = static_cast<int32_t>(found - it.rows.begin());
-        }
-        p.overridden.assign(static_cast<std::size_t>(p.n), 0);
-        if (it.kv_override) {
-            const KvOverride& o = *it.kv_override;
-            p.self_sees_fresh = o.self_sees_fresh;
-            p.closed_form = o.closed_form;
-            if (!o.source) throw Error(where + "K/V override without a source cache");
-            p.override_source = dynamic_cast<const CpuKvCache*>(o.source);
-            if (!p.override_source) throw Error(where + "the override source cache was not made by the CPU backend");
-            if (p.override_source->layers() != c.n_layers || p.override_source->kv_dim() != c.kv_dim())
-                throw Error(where + "the override source cache was made for a different model");
-            for (const ForwardItem& other : batch)
-                if (other.cache == o.source)
-                    throw Error(where + "the override source is a cache this forward writes; pass a snapshot "
-                                        "(KvCache::copy_rows_from)");
-            for (int32_t pos : o.positions) {
-                if (pos < 0 || pos >= p.n)
-                    throw Error(where + "override position " + pos_str(pos) + " is outside the canvas");
-                if (!p.override_source->has(pos))
-                    throw Error(where + "override position " + pos_str(pos) + " has no K/V in the source cache");
-                p.overridden[pos] = 1;
-            }
-        }
-        // Every column that is neither computed now nor overridden must come from the cache.
-        std::size_t next = 0;
-        for (int pos = 0; pos < p.n; ++pos) {
-            while (next < it.rows.size() && it.rows[next] < pos) ++next;
-            const bool computed = next < it.rows.size() && it.rows[next] == pos;
-            if (computed || p.overridden[pos]) continue;
-            // Causal models never read keys after the last computed row.
-            if (!c.bidirectional && (it.rows.empty() || pos > it.rows.back())) continue;
-            if (!p.cache->has(pos)) throw Error(where + "position " + pos_str(pos) + " has no cached K/V");
-        }
-        for (std::size_t o = 0; o < b; ++o)
-            if (batch[o].cache == it.cache) throw Error(where + "shares its K/V cache with item " + std::to_string(o));
     }
     return plans;
 }
@@ -224,12 +171,13 @@ void CpuBackend::forward(std::span<const ForwardItem> batch) {
     std::vector<ItemPlan> plans = validate(batch);  // throws before anything is touched
 
     const std::size_t d = static_cast<std::size_t>(c.d_model);
-    int max_n = 0, max_m = 0;
+    int max_n = 0, max_m = 0, max_position = 0;
     for (const ItemPlan& p : plans) {
         max_n = std::max(max_n, p.n);
         max_m = std::max(max_m, p.m);
+        max_position = std::max(max_position, p.max_position);
     }
-    rope_.ensure(max_n);
+    rope_.ensure(std::max(max_n, max_position + 1));
     batch_size_ = batch.size();
     if (outputs_.size() < batch.size()) outputs_.resize(batch.size());
     if (x_.size() < batch.size()) x_.resize(batch.size());
@@ -287,6 +235,7 @@ void CpuBackend::run_layer(int l, const cpu::LayerF32& w, ItemPlan& p, std::vect
     const ModelConfig& c = weights_.config;
     const int m = p.m, d = c.d_model, qd = c.q_dim(), kvd = c.kv_dim(), ff = c.d_ff;
     const int32_t* rows = p.item->rows.data();
+    const int32_t* rope_positions = p.rope_positions.empty() ? rows : p.rope_positions.data();
     auto rows_parallel = [&](const std::function<void(std::size_t, std::size_t)>& fn) {
         pool_.parallel_for(static_cast<std::size_t>(m), 4, [&](int, std::size_t b, std::size_t e) { fn(b, e); });
     };
@@ -303,8 +252,8 @@ void CpuBackend::run_layer(int l, const cpu::LayerF32& w, ItemPlan& p, std::vect
         if (w.bq) cpu::add_bias(q_.data() + b * qd, n, qd, w.bq);
         if (w.bk) cpu::add_bias(k_.data() + b * kvd, n, kvd, w.bk);
         if (w.bv) cpu::add_bias(v_.data() + b * kvd, n, kvd, w.bv);
-        rope_.apply(q_.data() + b * qd, n, c.n_heads, rows + b);
-        rope_.apply(k_.data() + b * kvd, n, c.n_kv_heads, rows + b);
+        rope_.apply(q_.data() + b * qd, n, c.n_heads, rope_positions + b);
+        rope_.apply(k_.data() + b * kvd, n, c.n_kv_heads, rope_positions + b);
         for (std::size_t i = b; i < e; ++i) {
             std::copy_n(k_.data() + i * kvd, kvd, p.cache->k(l, rows[i]));
             std::copy_n(v_.data() + i * kvd, kvd, p.cache->v(l, rows[i]));
@@ -364,6 +313,7 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
         pool_.parallel_for(static_cast<std::size_t>(m), 8, [&](int, std::size_t b, std::size_t e) {
             for (std::size_t i = b; i < e; ++i) {
                 float* row = probs_.data() + i * cols;
+                if (p.shadow.active()) hide_shadow_columns(row, rows[i], p.shadow);
                 const int visible = c.bidirectional ? cols : rows[i] + 1;
                 const float s = cpu::softmax_in_place(row, visible);
                 std::fill(row + visible, row + cols, 0.0f);
@@ -464,35 +414,14 @@ void CpuBackend::seed_attention_rows(int l, const ItemPlan& p, const float* K, O
 std::vector<RowStats> CpuBackend::row_stats(const RowStatsRequest& req) {
     const Output& out = output(req.item);
     const std::size_t V = static_cast<std::size_t>(weights_.config.vocab_size);
-    if (req.head_row_index.size() != req.positions.size())
-        throw Error("row statistics: " + std::to_string(req.head_row_index.size()) + " head rows but " +
-                    std::to_string(req.positions.size()) + " positions");
-    for (int32_t idx : req.head_row_index)
-        if (idx < 0 || idx >= out.head_rows)
-            throw Error("row statistics: head row index " + std::to_string(idx) + " outside 0.." +
-                        std::to_string(out.head_rows - 1));
-    const Output* uncond = nullptr;
-    if (req.cfg_uncond_item >= 0) {
-        if (req.cfg_uncond_item == req.item) throw Error("classifier-free guidance: the unconditional item is the item itself");
-        uncond = &output(req.cfg_uncond_item);
-        for (int32_t idx : req.head_row_index)
-            if (idx >= uncond->head_rows)
-                throw Error("classifier-free guidance: the unconditional item has no head row " + std::to_string(idx));
-    }
     CpuPosteriorStore* store = nullptr;
     if (req.posteriors) {
         store = dynamic_cast<CpuPosteriorStore*>(req.posteriors);
         if (!store) throw Error("row statistics: the posterior store was not made by the CPU backend");
-        for (int32_t pos : req.positions)
-            if (pos < 0 || pos >= store->positions())
-                throw Error("row statistics: position " + std::to_string(pos) + " is outside the posterior store (" +
-                            std::to_string(store->positions()) + " positions)");
-        // Rows are processed in parallel; two rows updating one position would race.
-        std::vector<int32_t> sorted(req.positions.begin(), req.positions.end());
-        std::sort(sorted.begin(), sorted.end());
-        if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-            throw Error("row statistics: a position appears twice while updating posteriors");
     }
+    validate_row_stats_request(req, [this](int item) { return output(item).head_rows; },
+                               store ? store->positions() : 0);
+    const Output* uncond = req.cfg_uncond_item >= 0 ? &output(req.cfg_uncond_item) : nullptr;
 
     const std::size_t n = req.positions.size();
     std::vector<RowStats> result(n);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <unordered_map>
 
 #include "decode/decode_canvas.h"
@@ -33,6 +34,13 @@ struct DecodeSession::Runtime {
     // seeds), each position's current token for RowStats::query_p, and the run's revision counters.
     std::vector<int32_t> input_tokens, query_tokens;
     RevisionCounter revision_counter;
+    // WINO's shadow block: the extended forward (canvas + shadow columns), the shadow rows'
+    // statistics and, per twin position, a pointer to them (StepContext::shadow).
+    int shadow_capacity = 0;
+    std::vector<int32_t> shadow_tokens, shadow_rows, shadow_head_rows, position_ids;
+    std::vector<int32_t> shadow_head_index, shadow_positions, shadow_query;
+    std::vector<RowStats> shadow_stats;
+    std::vector<const RowStats*> shadow_by_pos;
     std::unordered_map<int32_t, std::string> text_cache;
 
     const std::string& text(const Tokenizer& tok, int32_t id) {
@@ -86,7 +94,12 @@ DecodeSession::DecodeSession(Backend& backend, const Tokenizer& tokenizer, const
 
     Runtime& rt = *rt_;
     rt.items = settings_.cfg_scale > 0 ? 2 : 1;
-    for (int i = 0; i < rt.items; ++i) rt.caches.push_back(backend_.make_cache(n));
+    rt.shadow_capacity = std::max(0, strategy_->revision->shadow_capacity());
+    if (rt.shadow_capacity > 0 && !backend_.supports_attention_layout())
+        throw Error("strategy '" + settings_.strategy + "' verifies through a shadow block (explicit position ids and "
+                    "a custom attention mask), which the " + backend_.name() +
+                    " backend does not support yet; run it on the CPU backend");
+    for (int i = 0; i < rt.items; ++i) rt.caches.push_back(backend_.make_cache(n + (i == 0 ? rt.shadow_capacity : 0)));
     rt.track_kl = effective_track_kl(settings_, config_, prompt_len) || strategy_->compute->needs_posteriors();
     if (rt.track_kl) rt.posteriors = backend_.make_posterior_store(n);
     // The mask token is never a candidate: committing [MASK] would reveal nothing (the reference
@@ -98,6 +111,7 @@ DecodeSession::DecodeSession(Backend& backend, const Tokenizer& tokenizer, const
     rt.revision_counter.reset(n);
     strategy_->revision->attach(backend_, *rt.caches[0]);
     rt.by_pos.assign(static_cast<std::size_t>(n), nullptr);
+    rt.shadow_by_pos.assign(static_cast<std::size_t>(n), nullptr);
     if (rt.items == 2) {
         rt.uncond_tokens.assign(canvas_->tokens().begin(), canvas_->tokens().end());
         std::fill(rt.uncond_tokens.begin(), rt.uncond_tokens.begin() + canvas_->prompt_length(), config_.mask_token_id);
@@ -177,6 +191,36 @@ StepTrace DecodeSession::step() {
     }
     batch[0].kv_override = adjust.kv_override;
     batch[0].want_attention = adjust.want_attention;
+    // WINO's shadow block: [MASK] columns after the canvas at the twins' positions, always computed
+    // and always through the LM head (their K/V depend on the current block).
+    const int shadow = adjust.shadow_count;
+    if (shadow != 0) {
+        const std::string who = "revision policy '" + std::string(strategy_->revision->name()) + "'";
+        if (shadow < 0 || shadow > rt.shadow_capacity)
+            throw Error(who + " asked for " + std::to_string(shadow) + " shadow columns; it announced at most " +
+                        std::to_string(rt.shadow_capacity));
+        if (adjust.shadow_twin_first < prompt_len || adjust.shadow_twin_first + shadow > n)
+            throw Error(who + " placed shadow twins outside the generated region");
+        if (rt.items != 1) throw Error(who + ": a shadow block cannot run with classifier-free guidance");
+        if (config_.shifted_logits)
+            throw Error(who + ": a shadow block needs a model whose row i predicts token i (not shifted logits)");
+        rt.shadow_tokens.assign(batch[0].tokens.begin(), batch[0].tokens.end());
+        rt.shadow_tokens.resize(static_cast<std::size_t>(n + shadow), config_.mask_token_id);
+        rt.position_ids.resize(static_cast<std::size_t>(n + shadow));
+        std::iota(rt.position_ids.begin(), rt.position_ids.begin() + n, 0);
+        std::iota(rt.position_ids.begin() + n, rt.position_ids.end(), adjust.shadow_twin_first);
+        rt.shadow_rows = rt.rows;
+        rt.shadow_head_rows = rt.head_rows;
+        for (int s = 0; s < shadow; ++s) {
+            rt.shadow_rows.push_back(n + s);
+            rt.shadow_head_rows.push_back(n + s);
+        }
+        batch[0].tokens = rt.shadow_tokens;
+        batch[0].rows = rt.shadow_rows;
+        batch[0].head_rows = rt.shadow_head_rows;
+        batch[0].position_ids = rt.position_ids;
+        batch[0].shadow = ShadowBlock{n, adjust.shadow_twin_first, shadow};
+    }
     backend_.forward(batch);
 
     // 3. Per-position statistics and sampled tokens.
@@ -204,9 +248,35 @@ StepTrace DecodeSession::step() {
     std::fill(rt.by_pos.begin(), rt.by_pos.end(), nullptr);
     for (std::size_t i = 0; i < rt.stats.size(); ++i)
         rt.by_pos[static_cast<std::size_t>(rt.stat_positions[i])] = &rt.stats[i];
+    // The shadow rows: each scores the token its twin holds (WINO's verification); no posterior
+    // store (they are not canvas positions), no display candidates.
+    std::fill(rt.shadow_by_pos.begin(), rt.shadow_by_pos.end(), nullptr);
+    if (shadow > 0) {
+        rt.shadow_head_index.clear();
+        rt.shadow_positions.clear();
+        rt.shadow_query.assign(static_cast<std::size_t>(n + shadow), -1);
+        for (int s = 0; s < shadow; ++s) {
+            const int twin = adjust.shadow_twin_first + s;
+            rt.shadow_head_index.push_back(static_cast<int32_t>(rt.head_rows.size()) + s);
+            rt.shadow_positions.push_back(n + s);
+            rt.shadow_query[static_cast<std::size_t>(n + s)] = cv.is_masked(twin) ? -1 : cv.token(twin);
+        }
+        RowStatsRequest sreq = req;
+        sreq.head_row_index = rt.shadow_head_index;
+        sreq.positions = rt.shadow_positions;
+        sreq.posteriors = nullptr;
+        sreq.display_top_k = 0;
+        sreq.query_token_at = rt.shadow_query;
+        rt.shadow_stats = backend_.row_stats(sreq);
+        if (rt.shadow_stats.size() != static_cast<std::size_t>(shadow))
+            throw Error("backend '" + backend_.name() + "' returned " + std::to_string(rt.shadow_stats.size()) +
+                        " statistics rows for " + std::to_string(shadow) + " shadow rows");
+        for (int s = 0; s < shadow; ++s)
+            rt.shadow_by_pos[static_cast<std::size_t>(adjust.shadow_twin_first + s)] = &rt.shadow_stats[static_cast<std::size_t>(s)];
+    }
 
     // 4. Commit, revise, and let the compute policy react (lock/freeze).
-    const StepContext ctx{step_, settings_.seed, cv, rt.by_pos};
+    const StepContext ctx{step_, settings_.seed, cv, rt.by_pos, rt.shadow_by_pos};
     const std::vector<Commit> commits = strategy_->unmask->choose(ctx);
     for (const Commit& c : commits) cv.unmask(c.pos, c.token, step_);
     // cover-paper.txt §4, §6.1: re-unmasks are judged here, before a revision may remask them again.
@@ -235,12 +305,14 @@ StepTrace DecodeSession::step() {
     t.step = step_;
     t.block = strategy_->unmask->block_of_step(step_);
     t.strategy = strategy_->name;
+    // A shadow block makes the forward N + B long with B more rows; the dense baseline stays the
+    // plain step over the N canvas positions, so WINO's extra cost shows as a ratio above 1.
     const int m = static_cast<int>(rt.rows.size());
-    t.rows_computed = m * rt.items;
+    t.rows_computed = m * rt.items + shadow;
     t.rows_total = n * rt.items;
-    t.paper_flops = rt.items * paper_flops(config_, n, m);
+    t.paper_flops = rt.items * paper_flops(config_, n + shadow, m + shadow);
     t.paper_flops_dense = rt.items * paper_flops_dense(config_, n);
-    t.lm_head_flops = rt.items * lm_head_flops(config_, static_cast<int>(rt.head_rows.size()));
+    t.lm_head_flops = rt.items * lm_head_flops(config_, static_cast<int>(rt.head_rows.size()) + shadow);
     t.newly_unmasked = static_cast<int>(commits.size());
     t.guider_flops = strategy_->unmask->guider_flops();
     strategy_->unmask->add_counters(t.counters);

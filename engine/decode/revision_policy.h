@@ -28,6 +28,13 @@ struct ForwardAdjustment {
     std::vector<int32_t> masked_inputs;
     const KvOverride* kv_override = nullptr;
     bool want_attention = false;
+    // WINO's shadow block (research/strategies.md §6.1): shadow_count [MASK] columns appended after
+    // the canvas, at the RoPE positions of canvas positions [shadow_twin_first, + shadow_count),
+    // each seeing every canvas column except its twin (compute/backend.h ShadowBlock). The session
+    // computes them in the same forward and hands their statistics to revise() as
+    // StepContext::shadow. 0 = none; at most shadow_capacity().
+    int shadow_twin_first = -1;
+    int shadow_count = 0;
 };
 
 class RevisionPolicy {
@@ -37,6 +44,9 @@ public:
     // Called once by the session, before the first step: the backend and the K/V cache of the
     // conditional item (COVER snapshots its seeds' K/V from it and reads attention weights).
     virtual void attach(Backend& backend, KvCache& cache) {}
+    // The most shadow columns adjust_forward() will ever ask for (the session sizes its K/V cache
+    // for the canvas plus these before the first step).
+    virtual int shadow_capacity() const { return 0; }
     // Before the forward of `step`; `rows` are the rows the compute policy planned.
     virtual void adjust_forward(int step, const DecodeCanvas& canvas, std::span<const int32_t> rows,
                                 ForwardAdjustment& adjust) {}

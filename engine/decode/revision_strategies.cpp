@@ -7,6 +7,7 @@
 #include "decode/draft_unmask.h"
 #include "decode/guided_unmask.h"
 #include "decode/saber_revision.h"
+#include "decode/wino_revision.h"
 #include "util/error.h"
 
 namespace dlm {
@@ -67,6 +68,38 @@ bool make_saber(const DecodeSettings& s, const ModelConfig& config, int prompt_l
     return true;
 }
 
+bool make_wino(const DecodeSettings& s, const ModelConfig& config, int prompt_len, StrategyParams& p, Strategy& out) {
+    p.claim("wino");
+    refuse_cfg(s, "wino", "the unconditional item would need a shadow block of its own, which the reference does not define");
+    if (config.shifted_logits)
+        throw Error("wino is not supported on shifted-logit models (" + std::string(family_name(config.family)) +
+                    "): the token at position j is predicted by row j-1, which sees j, so a shadow copy of j "
+                    "cannot give the leave-one-out prediction the verification relies on");
+    // research/strategies.md §6.1 configs: block 128 (of 256), capped to the generation.
+    const int default_block = s.block_length > 0 ? s.block_length : (s.gen_length % 128 == 0 ? 128 : s.gen_length);
+    const int block = static_cast<int>(p.integer("wino.block_length", default_block, 1, 1 << 20));
+    DraftUnmaskOptions d;
+    d.blocks = BlockLayout::make(prompt_len, s.gen_length, block, "wino");
+    if (config.max_seq_len > 0 && prompt_len + s.gen_length + block > config.max_seq_len)
+        throw Error("wino: prompt (" + std::to_string(prompt_len) + ") + gen_length (" + std::to_string(s.gen_length) +
+                    ") + the shadow block (" + std::to_string(block) + " = wino.block_length) exceeds the model's context of " +
+                    std::to_string(config.max_seq_len) + " positions; use a smaller wino.block_length");
+    d.tau = p.real("wino.threshold", 0.6, 0.0, 1.0);  // GSM8K's draft threshold
+    d.cap_rule = DraftUnmaskOptions::Cap::Wino;
+    // Net progress over a block is at least (steps - 29) tokens (WinoRevision), so this default never cuts a run.
+    const long long bound = s.gen_length + 29LL * d.blocks.num_blocks();
+    d.max_steps = static_cast<int>(p.integer("wino.max_steps", bound, 1, 1 << 24));
+    d.eos = eos_deferral(s, config);
+    d.name = "wino-draft";
+    WinoOptions w;
+    w.blocks = d.blocks;
+    w.threshold_back = p.real("wino.threshold_back", w.threshold_back, 0.0, 1.0);
+    out.unmask = std::make_unique<DraftUnmask>(d);
+    out.compute = std::make_unique<FullCompute>();
+    out.revision = std::make_unique<WinoRevision>(w);
+    return true;
+}
+
 bool make_guided(const DecodeSettings& s, const ModelConfig& config, const StrategyEnv& env, StrategyParams& p,
                  Strategy& out) {
     p.claim("guided");
@@ -108,12 +141,13 @@ bool make_guided(const DecodeSettings& s, const ModelConfig& config, const Strat
 
 }  // namespace
 
-std::vector<std::string> revision_strategy_names() { return {"cover", "saber", "guided"}; }
+std::vector<std::string> revision_strategy_names() { return {"cover", "saber", "wino", "guided"}; }
 
 bool make_revision_strategy(const DecodeSettings& s, const ModelConfig& config, int prompt_len, const StrategyEnv& env,
                             StrategyParams& params, Strategy& out) {
     if (s.strategy == "cover") return make_cover(s, config, prompt_len, params, out);
     if (s.strategy == "saber") return make_saber(s, config, prompt_len, params, out);
+    if (s.strategy == "wino") return make_wino(s, config, prompt_len, params, out);
     if (s.strategy == "guided") return make_guided(s, config, env, params, out);
     return false;
 }

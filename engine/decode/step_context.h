@@ -17,9 +17,16 @@ struct StepContext {
     // positions, rows a compute policy skipped). For shifted-logit models (Dream) the entry of
     // position i was computed from output row i-1: policies never deal with the shift.
     std::span<const RowStats* const> stats;
+    // Indexed by canvas position: the statistics of the shadow row whose twin is that position
+    // (ForwardAdjustment::shadow_count; WINO), with query_p = the shadow's raw probability of the
+    // token the twin held at the forward. nullptr where there is no shadow row.
+    std::span<const RowStats* const> shadow = {};
 
     const RowStats* at(int pos) const {
         return pos >= 0 && pos < static_cast<int>(stats.size()) ? stats[static_cast<std::size_t>(pos)] : nullptr;
+    }
+    const RowStats* shadow_at(int pos) const {
+        return pos >= 0 && pos < static_cast<int>(shadow.size()) ? shadow[static_cast<std::size_t>(pos)] : nullptr;
     }
 };
 

@@ -100,6 +100,7 @@ class ScriptedBackend final : public Backend {
 public:
     ScriptedBackend(ModelConfig c, LogitsFn fn) : c_(std::move(c)), fn_(std::move(fn)) {}
     std::string name() const override { return "scripted"; }
+    bool supports_attention_layout() const override { return true; }  // the script sees every column
     const ModelConfig& config() const override { return c_; }
     std::unique_ptr<KvCache> make_cache(int n) override { return std::make_unique<FakeKvCache>(n); }
     std::unique_ptr<PosteriorStore> make_posterior_store(int) override {

@@ -21,6 +21,7 @@ class RecordingBackend final : public Backend {
 public:
     explicit RecordingBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
     std::string name() const override { return inner_->name(); }
+    bool supports_attention_layout() const override { return inner_->supports_attention_layout(); }
     const ModelConfig& config() const override { return inner_->config(); }
     std::unique_ptr<KvCache> make_cache(int positions) override { return inner_->make_cache(positions); }
     std::unique_ptr<PosteriorStore> make_posterior_store(int positions) override {

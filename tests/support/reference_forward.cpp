@@ -101,13 +101,21 @@ double silu(double a) { return a / (1.0 + std::exp(-a)); }
 }  // namespace
 
 ReferenceOutput reference_forward(const RandomCheckpoint& ck, std::span<const int32_t> tokens,
-                                  const ReferenceOverride* ovr) {
+                                  const ReferenceOverride* ovr, const ReferenceLayout* layout) {
     const ModelConfig& c = ck.config;
     const int n = static_cast<int>(tokens.size());
     const int d = c.d_model, H = c.n_heads, Hkv = c.n_kv_heads, hd = c.head_dim, ff = c.d_ff, V = c.vocab_size;
     const int kvd = Hkv * hd;
     const Names top = layer_names(c, 0);
 
+    if (layout && !layout->position_ids.empty() && layout->position_ids.size() != static_cast<std::size_t>(n))
+        throw std::invalid_argument("reference_forward: position ids of another length than the canvas");
+    if (layout && !layout->visible.empty() && layout->visible.size() != static_cast<std::size_t>(n) * n)
+        throw std::invalid_argument("reference_forward: visibility matrix is not n x n");
+    auto position = [&](int i) { return layout && !layout->position_ids.empty() ? layout->position_ids[i] : i; };
+    auto sees = [&](int i, int j) {
+        return !layout || layout->visible.empty() || layout->visible[static_cast<std::size_t>(i) * n + j] != 0;
+    };
     std::vector<bool> overridden(static_cast<std::size_t>(n), false);
     if (ovr)
         for (int32_t p : ovr->positions) overridden.at(static_cast<std::size_t>(p)) = true;
@@ -133,8 +141,8 @@ ReferenceOutput reference_forward(const RandomCheckpoint& ck, std::span<const in
             q[i] = linear(ck.value(nm.q), h, H * hd, bq);
             k[i] = linear(ck.value(nm.k), h, kvd, bk);
             v[i] = linear(ck.value(nm.v), h, kvd, bv);
-            rope(q[i], H, hd, i, c.rope_theta);
-            rope(k[i], Hkv, hd, i, c.rope_theta);
+            rope(q[i], H, hd, position(i), c.rope_theta);
+            rope(k[i], Hkv, hd, position(i), c.rope_theta);
         }
         Vec kflat, vflat, lse(static_cast<std::size_t>(n) * H);
         for (int i = 0; i < n; ++i) {
@@ -163,6 +171,7 @@ ReferenceOutput reference_forward(const RandomCheckpoint& ck, std::span<const in
                 Vec s(static_cast<std::size_t>(last) + 1);
                 double mx = -std::numeric_limits<double>::infinity();
                 for (int j = 0; j <= last; ++j) {
+                    if (!sees(i, j)) continue;
                     const double* kj = key(j);
                     double dotp = 0.0;
                     for (int t = 0; t < hd; ++t) dotp += q[i][h * hd + t] * kj[t];
@@ -170,9 +179,11 @@ ReferenceOutput reference_forward(const RandomCheckpoint& ck, std::span<const in
                     mx = std::max(mx, s[j]);
                 }
                 double z = 0.0;
-                for (int j = 0; j <= last; ++j) z += std::exp(s[j] - mx);
+                for (int j = 0; j <= last; ++j)
+                    if (sees(i, j)) z += std::exp(s[j] - mx);
                 lse[static_cast<std::size_t>(i) * H + h] = mx + std::log(z);
                 for (int j = 0; j <= last; ++j) {
+                    if (!sees(i, j)) continue;
                     const double p = std::exp(s[j] - mx) / z;
                     const double* vj = value(j);
                     for (int t = 0; t < hd; ++t) attn[h * hd + t] += p * vj[t];

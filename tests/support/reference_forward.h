@@ -20,6 +20,14 @@ struct ReferenceOverride {
     bool self_sees_fresh = true;
 };
 
+// An explicit attention layout: RoPE position of every row (empty = the row index) and a boolean
+// visibility matrix (empty = every row sees every column, or the causal prefix), written out
+// position by position so it does not share code with the backends' ShadowBlock rule.
+struct ReferenceLayout {
+    std::vector<int32_t> position_ids;  // [n]
+    std::vector<uint8_t> visible;       // [query][key], n * n
+};
+
 struct ReferenceOutput {
     int n = 0, vocab = 0, heads = 0;
     std::vector<double> logits;             // [n][vocab], every row
@@ -33,6 +41,7 @@ struct ReferenceOutput {
 };
 
 ReferenceOutput reference_forward(const RandomCheckpoint& checkpoint, std::span<const int32_t> tokens,
-                                  const ReferenceOverride* override_kv = nullptr);
+                                  const ReferenceOverride* override_kv = nullptr,
+                                  const ReferenceLayout* layout = nullptr);
 
 }  // namespace dlm::test
