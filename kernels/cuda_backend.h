@@ -1,0 +1,21 @@
+#pragma once
+// The bf16 CUDA backend (issue 6): the same Backend interface as the CPU backend, so every
+// strategy runs on it unchanged. Plain C++ header: no CUDA types, so the engine's backend factory
+// and the tools can include it.
+#include <cstddef>
+#include <memory>
+
+#include "compute/backend.h"
+
+namespace dlm {
+
+struct CudaBackendOptions {
+    int device = 0;
+};
+
+// Uploads the weights as bf16 (fusing Q|K|V and gate|up into one matrix each). Throws dlm::Error
+// with a readable message when no device is usable or the weights do not fit (bytes asked and
+// free), leaving nothing allocated behind.
+std::unique_ptr<Backend> make_cuda_backend(const ModelWeights& weights, CudaBackendOptions options = {});
+
+}  // namespace dlm
