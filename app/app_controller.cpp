@@ -8,6 +8,7 @@
 #include <QUrl>
 
 #include "cell_style.h"
+#include "compute/backend_factory.h"
 #include "csv_export.h"
 #include "decode/decode_settings.h"
 #include "decode/strategy.h"
@@ -36,6 +37,13 @@ QVariantMap param(const QString& key, const QString& label, const QString& kind,
                   const QString& help, const QStringList& options = {}) {
     return QVariantMap{{"key", key}, {"label", label}, {"kind", kind}, {"min", min}, {"max", max},
                        {"help", help}, {"options", options}, {"for", QString()}};
+}
+
+// "CPU" / "CUDA" for messages; the choice "auto" reads as what it does.
+QString backendLabel(const QString& name) {
+    if (name == QLatin1String("cpu")) return QStringLiteral("CPU");
+    if (name == QLatin1String("cuda")) return QStringLiteral("CUDA");
+    return AppController::tr("automatically chosen");
 }
 
 // A strategy parameter: shown only while a strategy matching `strategies` (a regex) is chosen.
@@ -164,6 +172,11 @@ void AppController::buildCatalogue() {
     }
     if (strategies_.contains("saber"))
         parameters_.push_back(strategyParam("saber", param("saber.n", "Saber n", "int", 1, 1024, "Fewest positions drafted per step")));
+    if (strategies_.contains("wino")) {
+        parameters_.push_back(strategyParam("wino", param("wino.threshold", "WINO draft τ", "real", 0, 1, "Wide in: draft every masked block position whose confidence exceeds τ (at most max_accept)")));
+        parameters_.push_back(strategyParam("wino", param("wino.threshold_back", "WINO verify τ", "real", 0, 1, "Narrow out: re-mask a decoded token whose shadow probability falls below this")));
+        parameters_.push_back(strategyParam("wino", param("wino.block_length", "WINO block", "int", 1, 1024, "Block (and shadow block) length; unset = the decode's block length")));
+    }
     if (strategies_.contains("guided")) {
         parameters_.push_back(strategyParam("guided", param("guided.guider", "guider model", "text", 0, 0, "Checkpoint folder of the autoregressive guider; empty = the embedded tiny-ar next to the model")));
         parameters_.push_back(strategyParam("guided", param("guided.match", "guider match", "enum", 0, 0, "How the guider agrees with a draft token", {"argmax", "topk", "ratio"})));
@@ -307,6 +320,7 @@ void AppController::saveSettings() const {
     q.setValue("decode/settings", settings_);
     q.setValue("decode/compareSettings", compare_settings_);
     q.setValue("replay/speed", replay_speed_);
+    q.setValue("model/backend", backend_choice_);
     if (model_loaded_) q.setValue("model/dir", model_.dir);
 }
 
@@ -319,6 +333,8 @@ void AppController::loadSettings() {
     const auto savedB = q.value("decode/compareSettings").toMap();
     for (auto it = savedB.cbegin(); it != savedB.cend(); ++it) compare_settings_.insert(it.key(), it.value());
     replay_speed_ = q.value("replay/speed", replay_speed_).toDouble();
+    const QString backend = q.value("model/backend", backend_choice_).toString();
+    if (backendChoices().contains(backend)) backend_choice_ = backend;
     preset_index_ = matchPreset(settings_);
     compare_preset_index_ = matchPreset(compare_settings_);
 }
@@ -335,41 +351,93 @@ void AppController::loadModel(const QString& dirOrUrl) {
     if (running_) stop();
     stopReplay();
     loading_ = true;
+    switching_backend_ = false;
     loading_what_ = QFileInfo(dir).fileName();
+    loading_dir_ = dir;
     Q_EMIT loadingChanged();
     Q_EMIT issuesChanged();
     setStatus(tr("Loading %1…").arg(dir));
-    QMetaObject::invokeMethod(worker_, [w = worker_, t = ++load_ticket_, dir] { w->loadModel(t, dir); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(worker_, [w = worker_, t = ++load_ticket_, dir, b = backend_choice_] { w->loadModel(t, dir, b); },
+                              Qt::QueuedConnection);
+}
+
+bool AppController::cudaBuilt() const { return dlm::cuda_backend_built(); }
+
+void AppController::setBackend(const QString& choice) {
+    if (!backendChoices().contains(choice))
+        return setError(tr("Unknown backend '%1': the choices are auto, cpu and cuda").arg(choice));
+    if (choice == backend_choice_) return;
+    backend_choice_ = choice;
+    Q_EMIT backendChanged();
+    saveSettings();
+    if (loading_ && !switching_backend_) return loadModel(loading_dir_);  // the load under way starts over
+    if (!model_loaded_) return;  // applies to the next model opened
+    if (!switching_backend_ && (choice == QLatin1String("cpu")) == (model_.backend == QLatin1String("cpu"))) {
+        // The model already runs where this choice leads (cuda <-> auto on a GPU, or cpu): no move.
+        model_.backendChoice = choice;
+        model_.backendNote.clear();
+        Q_EMIT modelChanged();
+        return;
+    }
+    // A switch moves the loaded model; the runs shown (and their history) stay as they are.
+    if (running_) stop();
+    stopReplay();
+    loading_ = true;
+    switching_backend_ = true;
+    loading_what_ = tr("%1 to the %2 backend").arg(model_.name, backendLabel(choice));
+    Q_EMIT loadingChanged();
+    Q_EMIT issuesChanged();
+    setStatus(tr("Moving %1…").arg(loading_what_));
+    QMetaObject::invokeMethod(worker_, [w = worker_, t = ++load_ticket_, choice] { w->switchBackend(t, choice); },
+                              Qt::QueuedConnection);
 }
 
 void AppController::cancelLoad() {
-    if (!loading_) return;
+    // A backend switch has already released the old backend: it runs to its end.
+    if (!loading_ || switching_backend_) return;
     worker_->cancelLoad(load_ticket_);
     loading_ = false;
     Q_EMIT loadingChanged();
     Q_EMIT issuesChanged();
+    // The model kept is on the backend it was loaded with: the selector says so again.
+    if (model_loaded_ && !model_.backendChoice.isEmpty() && backend_choice_ != model_.backendChoice) {
+        backend_choice_ = model_.backendChoice;
+        Q_EMIT backendChanged();
+        saveSettings();
+    }
     setStatus(model_loaded_ ? tr("Load cancelled; still on %1").arg(model_.name) : tr("Load cancelled"));
 }
 
 void AppController::onModelLoaded(quint64 ticket, const ModelInfo& info) {
     if (ticket != load_ticket_) return;
+    const bool switched = switching_backend_;
     model_ = info;
     model_loaded_ = true;
     loading_ = false;
+    switching_backend_ = false;
     if (!info.chatTemplate) setChat(false);
     Q_EMIT modelChanged();
     Q_EMIT loadingChanged();
-    setStatus(tr("Loaded %1 (%2)").arg(info.name, info.summary));
+    if (switched) setStatus(tr("%1 now runs on the %2 backend").arg(info.name, backendLabel(info.backend)));
+    else setStatus(tr("Loaded %1 (%2) on the %3 backend").arg(info.name, info.summary, backendLabel(info.backend)));
     saveSettings();
     requestValidation();
 }
 
 void AppController::onModelLoadFailed(quint64 ticket, const QString& error) {
     if (ticket != load_ticket_) return;
+    const bool switched = switching_backend_;
     loading_ = false;
+    switching_backend_ = false;
+    if (switched) {
+        // The worker closed the model: it had no backend left to run on.
+        model_loaded_ = false;
+        Q_EMIT modelChanged();
+    }
     Q_EMIT loadingChanged();
     Q_EMIT issuesChanged();
-    setError(tr("Could not open the model: %1").arg(error));
+    setError(switched ? tr("Could not move the model to the %1 backend: %2").arg(backendLabel(backend_choice_), error)
+                      : tr("Could not open the model: %1").arg(error));
     setStatus(model_loaded_ ? tr("Still on %1").arg(model_.name) : tr("No model loaded"));
 }
 

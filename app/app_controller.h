@@ -29,6 +29,15 @@ class AppController : public QObject {
     Q_PROPERTY(bool modelLoaded READ modelLoaded NOTIFY modelChanged)
     Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
     Q_PROPERTY(QString loadingWhat READ loadingWhat NOTIFY loadingChanged)
+    Q_PROPERTY(bool switchingBackend READ switchingBackend NOTIFY loadingChanged)
+    // The compute backend: `backend` is the user's choice ("auto", "cpu", "cuda"; saved);
+    // `backendName` is what runs the loaded model and `backendNote` why that differs from the
+    // choice (no CUDA in this build, no usable GPU, not enough device memory), empty otherwise.
+    Q_PROPERTY(QString backend READ backend WRITE setBackend NOTIFY backendChanged)
+    Q_PROPERTY(QStringList backendChoices READ backendChoices CONSTANT)
+    Q_PROPERTY(QString backendName READ backendName NOTIFY modelChanged)
+    Q_PROPERTY(QString backendNote READ backendNote NOTIFY modelChanged)
+    Q_PROPERTY(bool cudaBuilt READ cudaBuilt CONSTANT)
     Q_PROPERTY(bool running READ running NOTIFY runningChanged)
     Q_PROPERTY(bool paused READ paused NOTIFY runningChanged)
     Q_PROPERTY(QString status READ status NOTIFY statusChanged)
@@ -74,6 +83,14 @@ public:
     bool modelLoaded() const { return model_loaded_; }
     bool loading() const { return loading_; }
     QString loadingWhat() const { return loading_what_; }
+    bool switchingBackend() const { return loading_ && switching_backend_; }
+    QString backend() const { return backend_choice_; }
+    // Moves the loaded model (if any) to the chosen backend; the runs shown are kept.
+    void setBackend(const QString& choice);
+    QStringList backendChoices() const { return {QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")}; }
+    QString backendName() const { return model_loaded_ ? model_.backend : QString(); }
+    QString backendNote() const { return model_loaded_ ? model_.backendNote : QString(); }
+    bool cudaBuilt() const;
     bool running() const { return running_; }
     bool paused() const { return paused_; }
     QString status() const { return status_; }
@@ -132,6 +149,7 @@ public:
 Q_SIGNALS:
     void modelChanged();
     void loadingChanged();
+    void backendChanged();
     void runningChanged();
     void statusChanged();
     void errorChanged();
@@ -173,7 +191,9 @@ private:
     RunView run_, compare_;
     ModelInfo model_;
     bool model_loaded_ = false, loading_ = false;
-    QString loading_what_;
+    bool switching_backend_ = false;  // the current load moves the model to another backend
+    QString loading_what_, loading_dir_;
+    QString backend_choice_ = QStringLiteral("auto");
     quint64 load_ticket_ = 0, run_counter_ = 0, validation_counter_ = 0;
     QHash<quint64, RunView*> run_targets_;
     quint64 compare_b_pending_ = 0;  // run A of a compare pair; B starts when it finishes

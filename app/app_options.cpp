@@ -21,7 +21,11 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     const QCommandLineOption inspect("inspect", "Open the inspector on a generated position.", "POS");
     const QCommandLineOption fresh("no-restore", "Ignore the settings saved by earlier sessions.");
     const QCommandLineOption showStep("show-step", "Scrub to step N when the run completes.", "N");
-    p.addOptions({model, prompt, trace, shot, set, cset, autorun, compare, quit, inspect, fresh, showStep});
+    const QCommandLineOption backend("backend",
+                                     "Compute backend: auto (CUDA when usable, else CPU), cpu or cuda. "
+                                     "Without a usable GPU the CPU runs, and the app says why.",
+                                     "NAME");
+    p.addOptions({model, prompt, trace, shot, set, cset, autorun, compare, quit, inspect, fresh, showStep, backend});
     AppOptions o;
     if (!p.parse(arguments)) {
         o.error = p.errorText();
@@ -39,6 +43,11 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     o.compare = p.isSet(compare);
     o.quitWhenDone = p.isSet(quit);
     o.fresh = p.isSet(fresh);
+    if (p.isSet(backend)) {
+        o.backend = p.value(backend);
+        if (o.backend != "auto" && o.backend != "cpu" && o.backend != "cuda")
+            o.error = QStringLiteral("--backend expects auto, cpu or cuda, got '%1'").arg(o.backend);
+    }
     if (p.isSet(inspect)) {
         bool ok = false;
         o.inspect = p.value(inspect).toInt(&ok);

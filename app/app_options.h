@@ -12,6 +12,7 @@ struct AppOptions {
     QString screenshotPath;  // --screenshot FILE: grab the window when the run completes
     QStringList settings;    // --set KEY=VALUE (repeatable): decode settings for this launch
     QStringList compareSettings;  // --compare-set KEY=VALUE: run B of compare mode
+    QString backend;         // --backend auto|cpu|cuda (empty: the saved choice, else auto)
     bool autorun = false;       // --autorun: start decoding once the model is loaded
     bool compare = false;       // --compare: run A then B and show compare mode
     bool quitWhenDone = false;  // --quit-when-done

@@ -23,6 +23,7 @@ Automation::Automation(AppController* controller, QQuickWindow* window, AppOptio
 }
 
 void Automation::start(const QString& modelDir) {
+    if (!options_.backend.isEmpty()) controller_->setBackend(options_.backend);
     if (!options_.prompt.isEmpty()) controller_->setPrompt(options_.prompt);
     for (const auto& kv : options_.settings) controller_->setSetting(kv.section('=', 0, 0), kv.section('=', 1));
     if (options_.compare || !options_.compareSettings.isEmpty()) controller_->applyComparePreset(controller_->comparePresetIndex());

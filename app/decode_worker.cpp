@@ -6,7 +6,7 @@
 #include <QFileInfo>
 #include <QLocale>
 
-#include "compute/cpu_backend.h"
+#include "compute/backend_factory.h"
 #include "decode/decode_session.h"
 #include "decode/decode_settings.h"
 #include "model/checkpoint.h"
@@ -49,32 +49,61 @@ void DecodeWorker::requestCancel() {
     // pointer races with the worker only between runs, which the GUI never overlaps with Stop.
 }
 
-void DecodeWorker::loadModel(quint64 ticket, const QString& dir) {
+void DecodeWorker::loadModel(quint64 ticket, const QString& dir, const QString& backendChoice) {
     try {
+        const dlm::BackendKind kind = dlm::parse_backend_kind(backendChoice.toStdString());
         auto checkpoint = std::make_unique<dlm::Checkpoint>(dlm::load_checkpoint(std::filesystem::path(dir.toStdString())));
         if (!checkpoint->config().is_diffusion())
             throw dlm::Error("'" + dir.toStdString() + "' is a " +
                              std::string(dlm::family_name(checkpoint->config().family)) +
                              " model (autoregressive): dlmscope decodes masked diffusion models (llada, dream)");
         if (cancelled_load_.load() == ticket) return;  // the user gave up waiting: keep the old model
-        auto backend = dlm::make_cpu_backend(checkpoint->weights);
+        // CUDA when asked for (or auto) and usable, else the CPU with a note saying why.
+        dlm::BackendChoice choice = dlm::make_backend(checkpoint->weights, kind);
         if (cancelled_load_.load() == ticket) return;
         finishRun(true);  // a run on the old model ends here (the GUI stops it first anyway)
-        backend_ = std::move(backend);
+        backend_ = std::move(choice.backend);
         checkpoint_ = std::move(checkpoint);
-        ModelInfo info;
-        info.dir = QDir::cleanPath(dir);
-        info.name = QFileInfo(info.dir).fileName();
-        info.family = QString::fromUtf8(dlm::family_name(checkpoint_->config().family).data());
-        info.tokenizer = QString::fromStdString(checkpoint_->tokenizer->kind());
-        info.vocab = checkpoint_->config().vocab_size;
-        info.maxSeqLen = checkpoint_->config().max_seq_len;
-        info.chatTemplate = dlm::detect_chat_template(checkpoint_->config(), *checkpoint_->tokenizer) != dlm::ChatTemplateKind::None;
-        info.summary = describe(*checkpoint_);
-        Q_EMIT modelLoaded(ticket, info);
+        model_dir_ = QDir::cleanPath(dir);
+        Q_EMIT modelLoaded(ticket, loadedInfo(kind, choice.note));
     } catch (const std::exception& e) {
         if (cancelled_load_.load() != ticket) Q_EMIT modelLoadFailed(ticket, QString::fromUtf8(e.what()));
     }
+}
+
+void DecodeWorker::switchBackend(quint64 ticket, const QString& backendChoice) {
+    if (!checkpoint_) return Q_EMIT modelLoadFailed(ticket, QStringLiteral("no model is loaded"));
+    try {
+        const dlm::BackendKind kind = dlm::parse_backend_kind(backendChoice.toStdString());
+        finishRun(true);
+        // The old backend goes first: a model held on the GPU and on the CPU at once (or twice
+        // on the GPU) may not fit, and the switch would then fail for no reason of its own.
+        backend_.reset();
+        dlm::BackendChoice choice = dlm::make_backend(checkpoint_->weights, kind);
+        backend_ = std::move(choice.backend);
+        Q_EMIT modelLoaded(ticket, loadedInfo(kind, choice.note));
+    } catch (const std::exception& e) {
+        // Not even the CPU backend could be made (out of memory): nothing is left to run on.
+        backend_.reset();
+        checkpoint_.reset();
+        Q_EMIT modelLoadFailed(ticket, QString::fromUtf8(e.what()) + QStringLiteral(" (the model was closed)"));
+    }
+}
+
+ModelInfo DecodeWorker::loadedInfo(dlm::BackendKind kind, const std::string& note) const {
+    ModelInfo info;
+    info.dir = model_dir_;
+    info.name = QFileInfo(info.dir).fileName();
+    info.family = QString::fromUtf8(dlm::family_name(checkpoint_->config().family).data());
+    info.tokenizer = QString::fromStdString(checkpoint_->tokenizer->kind());
+    info.vocab = checkpoint_->config().vocab_size;
+    info.maxSeqLen = checkpoint_->config().max_seq_len;
+    info.chatTemplate = dlm::detect_chat_template(checkpoint_->config(), *checkpoint_->tokenizer) != dlm::ChatTemplateKind::None;
+    info.summary = describe(*checkpoint_);
+    info.backendChoice = QString::fromUtf8(dlm::backend_kind_name(kind));
+    info.backend = QString::fromStdString(backend_->name());
+    info.backendNote = QString::fromStdString(note);
+    return info;
 }
 
 void DecodeWorker::validate(quint64 requestId, const QString& prompt, const QVariantMap& settings, bool chat) {

@@ -1,10 +1,11 @@
 #pragma once
 // The engine side of the app. A DecodeWorker lives on its own QThread (moveToThread) and is
-// reached only through queued calls; it owns the checkpoint, the backend and the running
-// DecodeSession. Every step is a separate queued invocation, so pause / step / stop requests and
-// validation requests are served between steps and Stop returns within one step.
+// reached only through queued calls; it owns the checkpoint, the backend (CPU or CUDA, as chosen)
+// and the running DecodeSession. Every step is a separate queued invocation, so pause / step /
+// stop requests and validation requests are served between steps and Stop returns within one step.
 #include <atomic>
 #include <memory>
+#include <string>
 
 #include <QObject>
 #include <QStringList>
@@ -16,6 +17,7 @@ namespace dlm {
 struct Checkpoint;
 class Backend;
 class DecodeSession;
+enum class BackendKind;
 }  // namespace dlm
 
 // What the GUI shows about the loaded model (a copyable value for queued signals).
@@ -23,6 +25,9 @@ struct ModelInfo {
     QString name, dir, family, tokenizer, summary;
     int vocab = 0, maxSeqLen = 0;
     bool chatTemplate = false;
+    QString backendChoice;  // what was asked for: "auto", "cpu" or "cuda"
+    QString backend;        // what runs it: Backend::name() ("cpu", "cuda")
+    QString backendNote;    // why that is not what was asked for (empty when it is)
 };
 Q_DECLARE_METATYPE(ModelInfo)
 
@@ -38,7 +43,12 @@ public:
     void cancelLoad(quint64 ticket) { cancelled_load_.store(ticket); }
 
 public Q_SLOTS:
-    void loadModel(quint64 ticket, const QString& dir);
+    // backend: "auto" | "cpu" | "cuda" (compute/backend_factory.h). The old model and backend
+    // stay until the new ones are ready (a cancelled load keeps them).
+    void loadModel(quint64 ticket, const QString& dir, const QString& backend);
+    // Moves the loaded model to another backend (the old one is released first, so this cannot
+    // be cancelled). Answers with modelLoaded, or modelLoadFailed if the model had to be closed.
+    void switchBackend(quint64 ticket, const QString& backend);
     // settings: DecodeSettings keys (and "<strategy>.<name>" params) -> value text.
     void startRun(quint64 runId, const QString& prompt, const QVariantMap& settings, bool chat);
     void resume();   // continue after a pause
@@ -57,6 +67,7 @@ Q_SIGNALS:
     void validated(quint64 requestId, const QVariantList& issues, int promptLength);
 
 private:
+    ModelInfo loadedInfo(dlm::BackendKind kind, const std::string& note) const;
     void scheduleStep();
     void runOneStep();
     void finishRun(bool cancelled);
@@ -64,6 +75,7 @@ private:
     std::unique_ptr<dlm::Checkpoint> checkpoint_;
     std::unique_ptr<dlm::Backend> backend_;
     std::unique_ptr<dlm::DecodeSession> session_;
+    QString model_dir_;
     quint64 run_id_ = 0;
     bool step_scheduled_ = false;
     int single_steps_ = 0;  // steps granted while paused

@@ -38,6 +38,42 @@ Rectangle {
                 Layout.fillWidth: true
             }
 
+            // The compute backend: changing it moves the loaded model (the runs shown are kept).
+            RowLayout {
+                Layout.fillWidth: true
+                Label { text: qsTr("Backend"); color: Theme.dim; font.pixelSize: Theme.small }
+                ComboBox {
+                    id: backendBox
+                    objectName: "backendBox"
+                    Layout.fillWidth: true
+                    implicitHeight: 28
+                    textRole: "label"
+                    valueRole: "value"
+                    model: [
+                        { value: "auto", label: qsTr("Auto (CUDA if usable)") },
+                        { value: "cpu", label: qsTr("CPU") },
+                        { value: "cuda", label: App.cudaBuilt ? qsTr("CUDA") : qsTr("CUDA (not in this build)") }
+                    ]
+                    currentIndex: Math.max(0, App.backendChoices.indexOf(App.backend))
+                    enabled: !App.loading
+                    onActivated: App.backend = currentValue
+                }
+            }
+            Label {
+                objectName: "backendLabel"
+                visible: App.modelLoaded
+                text: qsTr("Running on the %1 backend").arg(App.backendName.toUpperCase())
+                color: Theme.text; font.pixelSize: 10
+                Layout.fillWidth: true
+            }
+            Label {
+                objectName: "backendNote"
+                visible: App.modelLoaded && App.backendNote !== ""
+                text: App.backendNote
+                color: Theme.warn; font.pixelSize: 10; wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+
             Label { text: qsTr("Prompt"); color: Theme.dim; font.pixelSize: Theme.small }
             TextArea {
                 id: promptEdit

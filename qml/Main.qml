@@ -139,6 +139,20 @@ ApplicationWindow {
             }
             Item { Layout.fillWidth: true }
             BusyIndicator { running: App.loading || App.running; visible: running; implicitWidth: 26; implicitHeight: 26 }
+            // Where the model runs; the tooltip says why when it is not where it was asked to.
+            Label {
+                objectName: "backendBadge"
+                visible: App.modelLoaded
+                text: App.backendName.toUpperCase()
+                color: App.backendNote !== "" ? Theme.warn : Theme.dim
+                font.pixelSize: Theme.small
+                font.bold: true
+                leftPadding: 6; rightPadding: 6; topPadding: 2; bottomPadding: 2
+                background: Rectangle { color: "transparent"; radius: 3; border.color: parent.color }
+                HoverHandler { id: badgeHover }
+                ToolTip.text: App.backendNote !== "" ? App.backendNote : qsTr("Compute backend (chosen in the Model section)")
+                ToolTip.visible: badgeHover.hovered
+            }
             Label {
                 objectName: "statusLabel"
                 text: App.status
@@ -236,10 +250,19 @@ ApplicationWindow {
             ColumnLayout {
                 anchors.fill: parent
                 anchors.margins: 16
-                Label { text: qsTr("Opening %1…").arg(App.loadingWhat); color: Theme.text; font.pixelSize: Theme.title }
+                Label {
+                    text: (App.switchingBackend ? qsTr("Moving %1…") : qsTr("Opening %1…")).arg(App.loadingWhat)
+                    color: Theme.text; font.pixelSize: Theme.title
+                    elide: Text.ElideRight; Layout.fillWidth: true
+                }
                 ProgressBar { indeterminate: true; Layout.fillWidth: true }
-                Label { text: qsTr("Reading config, weights (memory-mapped) and tokenizer"); color: Theme.dim; font.pixelSize: Theme.small }
-                Button { text: qsTr("Cancel"); Layout.alignment: Qt.AlignRight; onClicked: App.cancelLoad() }
+                Label {
+                    text: App.switchingBackend ? qsTr("Making the backend (the runs shown are kept)")
+                                               : qsTr("Reading config, weights (memory-mapped) and tokenizer")
+                    color: Theme.dim; font.pixelSize: Theme.small
+                }
+                // A backend switch has already let go of the old backend: it cannot be undone halfway.
+                Button { text: qsTr("Cancel"); visible: !App.switchingBackend; Layout.alignment: Qt.AlignRight; onClicked: App.cancelLoad() }
             }
         }
     }

@@ -234,6 +234,65 @@ private Q_SLOTS:
         AppController::setInstance(nullptr);
     }
 
+    // The backend selector moves the loaded model and keeps the run shown. Without a usable GPU,
+    // asking for CUDA lands on the CPU with a note saying why; with one, on CUDA with no note.
+    void switchBackendKeepsHistory() {
+        AppController c(AppController::Options{false, false});
+        AppController::setInstance(&c);
+        Window w;
+        QVERIFY(w.window);
+        c.setBackend(QStringLiteral("cpu"));
+        QVERIFY2(loadModel(c), qPrintable(c.errorString()));
+        QCOMPARE(c.backendName(), QStringLiteral("cpu"));
+        QVERIFY2(c.backendNote().isEmpty(), qPrintable(c.backendNote()));
+        c.setSetting("gen_length", "16");
+        c.setSetting("steps", "16");
+        c.setSetting("block_length", "16");
+        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+        QSignalSpy done(&c, &AppController::runCompleted);
+        c.runDecode();
+        QVERIFY(done.wait(120000));
+        const int steps = c.run()->stepCount();
+        QVERIFY(steps > 0);
+        const auto header = c.run()->history().header();
+
+        QSignalSpy moved(&c, &AppController::modelChanged);
+        c.setBackend(QStringLiteral("cuda"));
+        QCOMPARE(c.backend(), QStringLiteral("cuda"));
+        QVERIFY(c.switchingBackend());
+        QTRY_VERIFY_WITH_TIMEOUT(!c.loading(), 60000);
+        QVERIFY2(c.errorString().isEmpty(), qPrintable(c.errorString()));
+        QVERIFY(c.modelLoaded());
+        QVERIFY(moved.count() >= 1);
+        if (c.backendName() == QLatin1String("cuda")) {
+            QVERIFY2(c.backendNote().isEmpty(), qPrintable(c.backendNote()));
+        } else {
+            QCOMPARE(c.backendName(), QStringLiteral("cpu"));
+            QVERIFY2(c.backendNote().contains("CUDA") && c.backendNote().contains("running on the CPU"),
+                     qPrintable(c.backendNote()));
+            auto* note = w.find<QObject>("backendNote");
+            QVERIFY(note);
+            QTRY_VERIFY(note->property("visible").toBool());
+            QCOMPARE(note->property("text").toString(), c.backendNote());
+        }
+        // The run shown is the same run, and the model still decodes on the new backend.
+        QCOMPARE(c.run()->stepCount(), steps);
+        QVERIFY(c.run()->history().header() == header);
+        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+        done.clear();
+        c.runDecode();
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.at(0).at(0).toBool(), true);
+        QCOMPARE(c.run()->history().header()->backend, c.backendName().toStdString());
+
+        // Back to the CPU by name: no note.
+        c.setBackend(QStringLiteral("cpu"));
+        QTRY_VERIFY_WITH_TIMEOUT(!c.loading(), 60000);
+        QCOMPARE(c.backendName(), QStringLiteral("cpu"));
+        QVERIFY2(c.backendNote().isEmpty(), qPrintable(c.backendNote()));
+        AppController::setInstance(nullptr);
+    }
+
     void rejectsBadModelFolder() {
         AppController c(AppController::Options{false, false});
         QVERIFY(loadModel(c));

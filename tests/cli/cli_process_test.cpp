@@ -38,7 +38,8 @@ TEST_F(CliProcess, VersionAndHelp) {
         EXPECT_TRUE(r.err.empty()) << r.err;
     }
     auto run_help = cli({"run", "--help"});
-    for (const char* opt : {"--model", "--prompt", "--gen-len", "--steps", "--block-len", "--set", "--trace", "--live"})
+    for (const char* opt : {"--model", "--prompt", "--gen-len", "--steps", "--block-len", "--set", "--trace", "--live",
+                            "--backend"})
         EXPECT_NE(run_help.out.find(opt), std::string::npos) << "run --help lacks " << opt;
 }
 

@@ -2,6 +2,8 @@
 // model when it has been trained).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cli/cli_test_support.h"
 #include "decode/flops.h"
 #include "trace/trace_io.h"
@@ -161,6 +163,46 @@ TEST_F(CliRun, SettingsAreValidatedBeforeRunning) {
     ASSERT_EQ(set.status, 0) << set.err;
     EXPECT_EQ(set.json().at("settings").at("top_k"), "3");
     EXPECT_EQ(set.json().at("settings").at("temperature"), "0.5");
+}
+
+TEST_F(CliRun, BackendChoice) {
+    // cpu: the CPU backend, named in the summary, nothing to explain.
+    auto cpu = run({"--backend", "cpu", "--json"});
+    ASSERT_EQ(cpu.status, 0) << cpu.err;
+    EXPECT_EQ(cpu.json().at("backend"), "cpu");
+    EXPECT_EQ(cpu.err.find("note:"), std::string::npos) << cpu.err;
+    auto text = run({"--backend", "cpu"});
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("(llada, cpu)"), std::string::npos) << text.out;
+
+    // cuda: the CUDA backend where a GPU is usable; elsewhere the CPU, with one note on stderr
+    // (never in the JSON on stdout) saying why.
+    auto cuda = run({"--backend", "cuda", "--json"});
+    ASSERT_EQ(cuda.status, 0) << cuda.err;
+    const auto j = cuda.json();
+    if (j.at("backend") == "cpu") {
+        EXPECT_EQ(std::count(cuda.err.begin(), cuda.err.end(), '\n'), 1) << cuda.err;
+        EXPECT_EQ(cuda.err.rfind("note: ", 0), 0u) << cuda.err;
+        EXPECT_NE(cuda.err.find("CUDA"), std::string::npos) << cuda.err;
+        EXPECT_NE(cuda.err.find("running on the CPU"), std::string::npos) << cuda.err;
+    } else {
+        EXPECT_EQ(j.at("backend"), "cuda");
+        EXPECT_EQ(cuda.err.find("note:"), std::string::npos) << cuda.err;
+    }
+    EXPECT_EQ(cuda.out.find("note:"), std::string::npos) << cuda.out;
+
+    // The note waits for the settings to be accepted: a refused run is still one error line.
+    auto refused = run({"--backend", "cuda", "--block-len", "5"});
+    EXPECT_EQ(refused.status, 2);
+    expect_one_line_error(refused, "block_length");
+
+    // A name it does not know: refused before the model loads, naming the accepted values.
+    auto bad = run({"--backend", "gpu"});
+    EXPECT_EQ(bad.status, 2);
+    expect_one_line_error(bad, "--backend");
+    expect_one_line_error(bad, "auto, cpu, cuda");
+    expect_one_line_error(cli({"eval", "--model", model_dir().string(), "--split", "test", "--backend", "metal"}),
+                          "'metal'");
 }
 
 TEST_F(CliRun, PromptFileAndLiveView) {

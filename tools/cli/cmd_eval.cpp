@@ -114,6 +114,7 @@ int eval_main(std::span<const std::string> args) {
     const long long limit = a.get_int("limit", 1, 1'000'000'000).value_or(0);
     const DecodeSettings settings = settings_from_args(a);
     const int threads = static_cast<int>(a.get_int("threads", 0, 4096).value_or(0));
+    const BackendKind backend = backend_from_args(a);
 
     const std::filesystem::path data =
         a.has("data") ? std::filesystem::path(*a.get("data")) : find_eval_split(*split, model_dir);
@@ -125,7 +126,7 @@ int eval_main(std::span<const std::string> args) {
         if (!*predictions) throw Error("cannot write predictions file '" + *path + "'");
     }
 
-    LoadedModel model = load_model(model_dir, threads);
+    LoadedModel model = load_model(model_dir, threads, backend);
     const Checkpoint& ckpt = *model.checkpoint;
     const bool chat = detect_chat_template(ckpt.config(), *ckpt.tokenizer) != ChatTemplateKind::None;
 
@@ -135,12 +136,14 @@ int eval_main(std::span<const std::string> args) {
     long long total_steps = 0;
     double total_wall = 0.0, total_flops = 0.0, total_dense = 0.0;
     long long total_tokens = 0;
+    std::map<std::string, double> total_counters;  // strategy counters (remasks, flipflops, ...) over the run
     Progress progress(static_cast<int>(examples.size()));
     for (std::size_t i = 0; i < examples.size(); ++i) {
         const EvalExample& ex = examples[i];
         const std::vector<int32_t> prompt_ids = build_prompt(ckpt, ex.prompt, chat);
         const DecodeSettings example_settings = settings_for_example(settings, ex, a);
         check_settings(example_settings, ckpt.config(), static_cast<int>(prompt_ids.size()), &warned);
+        print_backend_note(model);  // once, when the first example is accepted
         DecodeSession session(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, example_settings,
                               DecodeLabels{model.name, ex.prompt, ckpt.dir});
         session.run();
@@ -157,6 +160,7 @@ int eval_main(std::span<const std::string> args) {
         total_flops += sum.paper_flops;
         total_dense += sum.paper_flops_dense;
         total_tokens += sum.tokens_unmasked;
+        for (const auto& [key, value] : sum.counters) total_counters[key] += value;
         if (predictions) {
             nlohmann::json p = {{"line", ex.line},       {"family", ex.family},  {"prompt", ex.prompt},
                                 {"answer", ex.answer},   {"output", sum.text},   {"predicted", predicted},
@@ -193,7 +197,9 @@ int eval_main(std::span<const std::string> args) {
             {"paper_flops", total_flops},
             {"paper_flops_dense", total_dense},
             {"flops_ratio", ratio},
+            {"counters", total_counters},
             {"model", model.name},
+            {"backend", model.backend->name()},
             {"strategy", settings.strategy},
             {"chat", chat},
             {"settings", settings.to_map()},
@@ -202,8 +208,8 @@ int eval_main(std::span<const std::string> args) {
         return kExitOk;
     }
 
-    std::cout << "model " << model.name << ", strategy " << settings.strategy << ", " << data.string() << " (" << n
-              << " examples)\n\n";
+    std::cout << "model " << model.name << " (" << model.backend->name() << "), strategy " << settings.strategy << ", "
+              << data.string() << " (" << n << " examples)\n\n";
     std::size_t width = 6;
     for (const auto& [name, f] : families) width = std::max(width, name.size());
     auto row = [&](const std::string& name, const std::string& count, const std::string& acc) {

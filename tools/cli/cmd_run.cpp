@@ -104,6 +104,7 @@ int run_main(std::span<const std::string> args) {
     if (a.has("chat") && a.has("no-chat")) throw UsageError("give either --chat or --no-chat, not both");
     const DecodeSettings settings = settings_from_args(a);
     const int threads = static_cast<int>(a.get_int("threads", 0, 4096).value_or(0));
+    const BackendKind backend = backend_from_args(a);
     const bool json = a.flag("json");
 
     // Opened before the model loads: an unwritable trace path fails in milliseconds.
@@ -119,7 +120,7 @@ int run_main(std::span<const std::string> args) {
         }
     } unused_trace{a.get("trace")};
 
-    LoadedModel model = load_model(model_dir, threads);
+    LoadedModel model = load_model(model_dir, threads, backend);
     const Checkpoint& ckpt = *model.checkpoint;
     const ChatTemplateKind chat_kind = detect_chat_template(ckpt.config(), *ckpt.tokenizer);
     bool chat = chat_kind != ChatTemplateKind::None;
@@ -131,6 +132,7 @@ int run_main(std::span<const std::string> args) {
     }
     const std::vector<int32_t> prompt_ids = build_prompt(ckpt, prompt, chat);
     check_settings(settings, ckpt.config(), static_cast<int>(prompt_ids.size()));
+    print_backend_note(model);
 
     DecodeSession session(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, settings,
                           DecodeLabels{model.name, prompt, ckpt.dir});

@@ -2,7 +2,6 @@
 
 #include <iostream>
 
-#include "compute/cpu_backend.h"
 #include "output.h"
 
 namespace dlm::cli {
@@ -39,13 +38,35 @@ std::vector<OptionSpec> decode_option_specs() {
         {"temperature", "T", "sampling temperature, 0 = greedy (default 0)"},
         {"seed", "S", "random seed (default 0)"},
         {"threads", "N", "CPU threads (default: all cores)"},
+        backend_option_spec(),
     };
+}
+
+std::string backend_description() {
+    return "--backend auto uses the CUDA backend when this build has one and a GPU is usable, else the CPU;\n"
+           "when CUDA was asked for (or a GPU is present) but the CPU runs instead, a 'note:' line on stderr\n"
+           "says why (no CUDA in this build, no device or driver, not enough device memory).";
+}
+
+OptionSpec backend_option_spec() {
+    return {"backend", "NAME", "compute backend: auto, cpu or cuda (default auto: CUDA when usable, else CPU)"};
+}
+
+BackendKind backend_from_args(const ParsedArgs& a) {
+    const auto text = a.get("backend");
+    if (!text) return BackendKind::Auto;
+    try {
+        return parse_backend_kind(*text);
+    } catch (const Error& e) {
+        throw UsageError(std::string("--backend: ") + e.what());
+    }
 }
 
 std::string decode_options_description() {
     std::string keys;
     for (const auto& k : DecodeSettings::known_keys()) keys += (keys.empty() ? "" : ", ") + k;
-    return "--set keys: " + keys + ";\nstrategy parameters are written <strategy>.<name> (e.g. surelock.epsilon).";
+    return "--set keys: " + keys + ";\nstrategy parameters are written <strategy>.<name> (e.g. surelock.epsilon).\n" +
+           backend_description();
 }
 
 DecodeSettings settings_from_args(const ParsedArgs& a) {
@@ -84,17 +105,25 @@ void check_settings(const DecodeSettings& s, const ModelConfig& config, int prom
     if (!errors.empty()) throw UsageError("invalid settings: " + errors);
 }
 
-LoadedModel load_model(const std::filesystem::path& dir, int threads) {
+LoadedModel load_model(const std::filesystem::path& dir, int threads, BackendKind backend) {
     if (!std::filesystem::exists(dir)) throw Error("model folder '" + dir.string() + "' does not exist");
     if (!std::filesystem::is_directory(dir)) throw Error("model path '" + dir.string() + "' is not a folder");
     LoadedModel m;
     m.checkpoint = std::make_unique<Checkpoint>(load_checkpoint(dir));
     CpuBackendOptions options;
     options.threads = threads;
-    m.backend = make_cpu_backend(m.checkpoint->weights, options);
+    BackendChoice choice = make_backend(m.checkpoint->weights, backend, options);
+    m.backend = std::move(choice.backend);
+    m.backend_note = std::move(choice.note);
     m.name = std::filesystem::absolute(dir).lexically_normal().filename().string();
     if (m.name.empty()) m.name = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
     return m;
+}
+
+void print_backend_note(LoadedModel& model) {
+    if (model.backend_note.empty()) return;
+    print_note(model.backend_note);
+    model.backend_note.clear();
 }
 
 }  // namespace dlm::cli

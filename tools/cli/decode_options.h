@@ -1,7 +1,7 @@
 #pragma once
-// What `run` and `eval` share: the decode options (strategy, --set, lengths, temperature, seed),
-// turning them into DecodeSettings, validating them against a prompt, and loading a model with
-// its backend.
+// What `run` and `eval` share: the decode options (strategy, --set, lengths, temperature, seed,
+// backend), turning them into DecodeSettings, validating them against a prompt, and loading a
+// model with the backend asked for.
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -10,13 +10,18 @@
 
 #include "args.h"
 #include "compute/backend.h"
+#include "compute/backend_factory.h"
 #include "decode/decode_settings.h"
 #include "model/checkpoint.h"
 
 namespace dlm::cli {
 
-// --strategy, --set, --gen-len, --steps, --block-len, --temperature, --seed, --threads.
+// --strategy, --set, --gen-len, --steps, --block-len, --temperature, --seed, --threads, --backend.
 std::vector<OptionSpec> decode_option_specs();
+// The --backend option alone (for commands without the decode options, e.g. bench).
+OptionSpec backend_option_spec();
+// The help paragraph on --backend (what auto chooses, the note when the CPU runs instead).
+std::string backend_description();
 // The help paragraph listing the --set keys.
 std::string decode_options_description();
 
@@ -30,15 +35,27 @@ DecodeSettings settings_from_args(const ParsedArgs& a);
 void check_settings(const DecodeSettings& s, const ModelConfig& config, int prompt_len,
                     std::set<std::string>* already_warned = nullptr);
 
+// --backend auto|cpu|cuda (default auto); UsageError naming the accepted values otherwise.
+BackendKind backend_from_args(const ParsedArgs& a);
+
 struct LoadedModel {
     // Heap-held so that the backend's references into the weights survive moving LoadedModel.
     std::unique_ptr<Checkpoint> checkpoint;
     std::unique_ptr<Backend> backend;
     std::string name;  // folder name, for the trace header and reports
+    // Why the backend is not the one asked for (no CUDA in this build, no device, out of device
+    // memory); empty when it is.
+    std::string backend_note;
 };
 
 // Checks the folder exists (a clear message instead of a loader error about config.json), loads
-// the checkpoint and makes the CPU backend (`threads` 0 = all cores).
-LoadedModel load_model(const std::filesystem::path& dir, int threads);
+// the checkpoint and makes the backend asked for, or the CPU backend with a note saying why not
+// (`threads`: CPU backend threads, 0 = all cores).
+LoadedModel load_model(const std::filesystem::path& dir, int threads, BackendKind backend);
+
+// "note: <backend_note>" on stderr, once per model, when there is a note. Commands call it when
+// the work starts (after the settings are validated), so a refused command still fails with a
+// single error line.
+void print_backend_note(LoadedModel& model);
 
 }  // namespace dlm::cli

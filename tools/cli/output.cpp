@@ -54,5 +54,6 @@ std::string format_fixed(double v, int digits) {
 }
 
 void print_warning(const std::string& message) { std::cerr << "warning: " << message << '\n'; }
+void print_note(const std::string& message) { std::cerr << "note: " << message << '\n'; }
 
 }  // namespace dlm::cli

@@ -15,5 +15,7 @@ std::string format_grouped(long long n);
 std::string format_fixed(double v, int digits);
 // Writes "warning: <message>" on stderr.
 void print_warning(const std::string& message);
+// Writes "note: <message>" on stderr (information, e.g. which backend runs and why).
+void print_note(const std::string& message);
 
 }  // namespace dlm::cli

@@ -24,6 +24,32 @@ TestCase {
         App.resetSettings()
         compare(App.presetIndex, 0)
     }
+    function test_backendSelector() {
+        const panel = createTemporaryObject(comp, this)
+        const box = findChild(panel, "backendBox")
+        verify(box)
+        compare(box.count, 3)
+        compare(App.backendChoices.join(","), "auto,cpu,cuda")
+        compare(App.backend, "auto")
+        compare(box.currentValue, "auto")
+        // The controller's choice shows in the box (no model loaded: nothing to move yet)...
+        App.backend = "cuda"
+        compare(box.currentValue, "cuda")
+        compare(box.currentText, App.cudaBuilt ? "CUDA" : "CUDA (not in this build)")
+        // ...and a choice made in the box reaches the controller.
+        box.currentIndex = 1
+        box.activated(1)
+        compare(App.backend, "cpu")
+        // An unknown name is refused with a message; the choice stays.
+        App.backend = "gpu"
+        compare(App.backend, "cpu")
+        verify(App.errorString.indexOf("'gpu'") >= 0)
+        App.clearError()
+        // Without a model there is no active backend, hence no note.
+        compare(App.backendName, "")
+        verify(!findChild(panel, "backendNote").visible)
+        App.backend = "auto"
+    }
     function test_promptEdits() {
         const panel = createTemporaryObject(comp, this)
         const edit = findChild(panel, "promptEdit")
