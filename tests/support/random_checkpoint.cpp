@@ -4,12 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <unistd.h>
 
+#include "compute/random_weights.h"
+#include "model/model_config_writer.h"
 #include "model/weight_store.h"
-#include "util/counter_rng.h"
 
 namespace dlm::test {
 
@@ -19,7 +19,7 @@ namespace {
 // own RNG position (the index of the tensor) so adding a tensor never changes another.
 class Filler {
 public:
-    explicit Filler(uint64_t seed) : rng_(seed, rng_stream::kStrategy) {}
+    explicit Filler(uint64_t seed) : seed_(seed) {}
     TensorData make(std::vector<int64_t> shape, DType dtype, float center, float spread) {
         TensorData t;
         t.shape = std::move(shape);
@@ -27,78 +27,15 @@ public:
         int64_t n = 1;
         for (int64_t d : t.shape) n *= d;
         t.values.resize(static_cast<std::size_t>(n));
-        for (int64_t i = 0; i < n; ++i) {
-            const double u = rng_.uniform(tensor_, 0, static_cast<uint64_t>(i));
-            t.values[static_cast<std::size_t>(i)] = center + spread * static_cast<float>(2.0 * u - 1.0);
-        }
+        fill_random_uniform(seed_, tensor_, 0, center, spread, t.values);
         ++tensor_;
         return t;
     }
 
 private:
-    CounterRng rng_;
+    uint64_t seed_;
     uint64_t tensor_ = 0;
 };
-
-nlohmann::ordered_json config_json(const ModelConfig& c) {
-    nlohmann::ordered_json j;
-    if (c.family == Family::Llada) {
-        j["architectures"] = {"LLaDAModelLM"};
-        j["model_type"] = "llada";
-        j["d_model"] = c.d_model;
-        j["n_layers"] = c.n_layers;
-        j["n_heads"] = c.n_heads;
-        j["n_kv_heads"] = c.n_kv_heads;
-        j["mlp_hidden_size"] = c.d_ff;
-        j["mlp_ratio"] = 4;
-        j["vocab_size"] = c.vocab_size;
-        j["embedding_size"] = c.vocab_size;
-        j["max_sequence_length"] = c.max_seq_len;
-        j["rope"] = true;
-        j["rope_theta"] = c.rope_theta;
-        j["rope_full_precision"] = true;
-        j["layer_norm_type"] = "rms";
-        j["rms_norm_eps"] = c.rms_eps;
-        j["layer_norm_with_affine"] = true;
-        j["bias_for_layer_norm"] = false;
-        j["activation_type"] = "silu";
-        j["block_type"] = "llama";
-        j["include_bias"] = false;
-        j["include_qkv_bias"] = false;
-        j["weight_tying"] = false;
-        j["alibi"] = false;
-        j["attention_layer_norm"] = false;
-        j["input_emb_norm"] = false;
-        j["scale_logits"] = false;
-        j["multi_query_attention"] = nullptr;
-        j["mask_token_id"] = c.mask_token_id;
-        j["eos_token_id"] = c.eos_token_id;
-        j["pad_token_id"] = c.pad_token_id;
-        j["precision"] = "amp_bf16";
-    } else {
-        const bool dream = c.family == Family::Dream;
-        j["architectures"] = {dream ? "DreamModel" : "Qwen2ForCausalLM"};
-        j["model_type"] = dream ? "Dream" : "qwen2";
-        j["hidden_size"] = c.d_model;
-        j["num_hidden_layers"] = c.n_layers;
-        j["num_attention_heads"] = c.n_heads;
-        j["num_key_value_heads"] = c.n_kv_heads;
-        j["intermediate_size"] = c.d_ff;
-        j["vocab_size"] = c.vocab_size;
-        j["max_position_embeddings"] = c.max_seq_len;
-        j["rope_theta"] = c.rope_theta;
-        j["rms_norm_eps"] = c.rms_eps;
-        j["hidden_act"] = "silu";
-        j["tie_word_embeddings"] = c.tied_embeddings;
-        j["use_sliding_window"] = false;
-        j["torch_dtype"] = "bfloat16";
-        if (dream) j["mask_token_id"] = c.mask_token_id;
-        j["bos_token_id"] = c.bos_token_id;
-        j["eos_token_id"] = c.eos_token_id;
-        j["pad_token_id"] = c.pad_token_id;
-    }
-    return j;
-}
 
 }  // namespace
 
@@ -189,7 +126,7 @@ RandomCheckpoint write_random_checkpoint(const std::filesystem::path& dir, Famil
     {
         std::ofstream f(ck.config_json, std::ios::trunc);
         if (!f) throw std::runtime_error("cannot write " + ck.config_json.string());
-        f << config_json(c).dump(2) << "\n";
+        f << model_config_json(c);
     }
     write_safetensors(ck.weights_file, t, {{"format", "pt"}});
     return ck;

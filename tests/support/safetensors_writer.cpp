@@ -1,8 +1,9 @@
 #include "support/safetensors_writer.h"
 
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <stdexcept>
+
+#include "model/safetensors_writer.h"
 
 namespace dlm::test {
 
@@ -19,24 +20,18 @@ void append_value(std::string& out, DType t, float v) {
 
 std::string safetensors_bytes(const std::map<std::string, TensorData>& tensors,
                               const std::map<std::string, std::string>& metadata) {
-    nlohmann::ordered_json header = nlohmann::ordered_json::object();
-    if (!metadata.empty()) header["__metadata__"] = metadata;
+    // The engine's writer fixes the header (model/safetensors_writer.h); the data follows in the
+    // same (name) order.
+    std::vector<SafetensorsEntry> entries;
     std::string data;
     for (const auto& [name, t] : tensors) {
         int64_t n = 1;
         for (int64_t d : t.shape) n *= d;
         if (static_cast<int64_t>(t.values.size()) != n) throw std::runtime_error("tensor " + name + ": values != shape");
-        std::size_t begin = data.size();
+        entries.push_back({name, t.dtype, t.shape});
         for (float v : t.values) append_value(data, t.dtype, v);
-        header[name] = {{"dtype", std::string(dtype_name(t.dtype))}, {"shape", t.shape}, {"data_offsets", {begin, data.size()}}};
     }
-    std::string h = header.dump();
-    while (h.size() % 8 != 0) h.push_back(' ');
-    uint64_t len = h.size();
-    std::string out(reinterpret_cast<const char*>(&len), 8);
-    out += h;
-    out += data;
-    return out;
+    return safetensors_preamble(entries, metadata) + data;
 }
 
 void write_safetensors(const std::filesystem::path& file, const std::map<std::string, TensorData>& tensors,

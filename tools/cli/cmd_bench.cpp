@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "args.h"
+#include "bench_forward_cuda.h"
 #include "bench_report.h"
 #include "commands.h"
 #include "compute/forward_bench.h"
@@ -32,7 +33,7 @@ namespace dlm::cli {
 namespace {
 
 const CommandSpec& bench_spec() {
-    static const CommandSpec spec{
+    static const CommandSpec spec = with_forward_cuda_options(CommandSpec{
         "bench",
         "[--out FILE] [--reps N] [--threads N] [--section ID ...] [strategies options]",
         "Run the benchmarks and write their sections of a markdown report.",
@@ -55,11 +56,12 @@ const CommandSpec& bench_spec() {
             {"gen-lens", "LIST", "strategies: generation lengths, comma-separated (default 64,128,256)"},
             {"sweep-gen", "N", "strategies: generation length of the SureLock sweep (default: the largest)"},
             {"data-out", "PREFIX", "strategies: raw results PREFIX.json / PREFIX.csv (default docs/bench/strategies)"},
+            {"backend", "NAME", "strategies: compute backend auto, cpu or cuda (default auto: CUDA when usable)"},
         },
         0,
         0,
         "",
-    };
+    });
     return spec;
 }
 
@@ -74,6 +76,8 @@ struct BenchContext {
     std::vector<int> gen_lens{64, 128, 256};
     int sweep_gen = 0;  // 0: the largest of gen_lens
     std::string data_out = "docs/bench/strategies";
+    BackendKind backend = BackendKind::Auto;
+    ForwardCudaOptions forward_cuda;  // forward-cuda section
 };
 
 std::string cpu_model() {
@@ -103,12 +107,20 @@ std::string utc_now() {
     return buf;
 }
 
-void machine_bullets(MarkdownSection& s, int threads_used) {
+// The backend as the report names it.
+std::string backend_label(const Backend& backend) {
+    if (backend.name() == "cpu") return "CPU backend (fp32, OpenBLAS sgemm)";
+    if (backend.name() == "cuda") return "CUDA backend (bf16 weights, cuBLAS with fp32 accumulation)";
+    return backend.name() + " backend";
+}
+
+void machine_bullets(MarkdownSection& s, int threads_used,
+                     const std::string& backend = "CPU backend (fp32, OpenBLAS sgemm)") {
     const unsigned cores = std::thread::hardware_concurrency();
     const std::string used = threads_used > 0 ? std::to_string(threads_used) : "all " + std::to_string(cores);
     s.bullet("machine: " + table_cell(cpu_model()) + ", " + std::to_string(cores) + " hardware threads, " + used +
              " used; " + os_name());
-    s.bullet("engine: dlmscope " DLM_VERSION ", CPU backend (fp32, OpenBLAS sgemm); measured " + utc_now());
+    s.bullet("engine: dlmscope " DLM_VERSION ", " + backend + "; measured " + utc_now());
 }
 
 std::string pct(double v) { return format_fixed(100.0 * v, 1) + "%"; }
@@ -211,7 +223,8 @@ struct StrategyTotals {
 };
 
 MarkdownSection strategies(const BenchContext& ctx) {
-    LoadedModel model = load_model(ctx.model, ctx.threads);
+    LoadedModel model = load_model(ctx.model, ctx.threads, ctx.backend);
+    print_backend_note(model);
     const Checkpoint& ckpt = *model.checkpoint;
     const bool chat = detect_chat_template(ckpt.config(), *ckpt.tokenizer) != ChatTemplateKind::None;
     const std::vector<EvalExample> all = read_eval_jsonl(find_eval_split("test", ctx.model));
@@ -298,7 +311,8 @@ MarkdownSection strategies(const BenchContext& ctx) {
     std::ostringstream csv;
     csv << "gen_length,label,strategy,sweep,n,accuracy,avg_steps,flops_ratio,active_ratio,speedup,e2e_tps,remasks,"
            "effective_remasks,flipflops,replaces,locks\n";
-    MarkdownSection sec("strategies", "Decoding strategies: accuracy next to speed (CPU, embedded model)");
+    const std::string where = model.backend->name() == "cpu" ? "CPU" : "CUDA";
+    MarkdownSection sec("strategies", "Decoding strategies: accuracy next to speed (" + where + ", embedded model)");
     sec.paragraph(
         "Every preset decodes the same examples of the embedded model's test split (" + std::to_string(examples.size()) +
         " examples, " + std::to_string(ctx.limit_per_family) + " per family, chat template, temperature 0), each "
@@ -309,7 +323,7 @@ MarkdownSection strategies(const BenchContext& ctx) {
         "time. Baseline and SureLock/selection use one block over the whole generation with S = N_gen steps (the "
         "SureLock paper's setting); FreeCache and Fast-dLLM use blocks of 32 (Fast-dLLM: threshold 0.9, dual or prefix "
         "cache, step count data-dependent).");
-    machine_bullets(sec, ctx.threads);
+    machine_bullets(sec, ctx.threads, backend_label(*model.backend));
     sec.bullet("model: " + model.name + " (d_model " + std::to_string(ckpt.config().d_model) + ", " +
                std::to_string(ckpt.config().n_layers) + " layers, " +
                std::to_string(parameter_count(ckpt.config())) + " parameters); see docs/models.md for its accuracy "
@@ -366,14 +380,18 @@ MarkdownSection strategies(const BenchContext& ctx) {
     return sec;
 }
 
+MarkdownSection forward_cuda(const BenchContext& ctx) { return forward_cuda_section(ctx.forward_cuda); }
+
 struct Benchmark {
     const char* id;
     MarkdownSection (*run)(const BenchContext&);
+    bool in_default_run = true;  // false: runs only when named with --section
 };
 
 constexpr Benchmark kBenchmarks[] = {
     {"forward-cpu", forward_cpu},
     {"strategies", strategies},
+    {"forward-cuda", forward_cuda, false},  // needs a GPU and a large checkpoint
 };
 
 std::string quoted(const std::string& word) {
@@ -405,6 +423,8 @@ int bench_main(std::span<const std::string> args) {
     ctx.limit_per_family = static_cast<int>(a.get_int("limit", 1, 1'000'000).value_or(ctx.limit_per_family));
     ctx.sweep_gen = static_cast<int>(a.get_int("sweep-gen", 1, 1 << 20).value_or(0));
     ctx.data_out = a.get_or("data-out", ctx.data_out);
+    ctx.backend = backend_from_args(a);
+    ctx.forward_cuda = forward_cuda_options_from_args(a, ctx.command);
     if (auto lens = a.get("gen-lens")) {
         ctx.gen_lens.clear();
         std::stringstream ss(*lens);
@@ -436,7 +456,8 @@ int bench_main(std::span<const std::string> args) {
         selected.push_back(found);
     }
     if (selected.empty())
-        for (const auto& b : kBenchmarks) selected.push_back(&b);
+        for (const auto& b : kBenchmarks)
+            if (b.in_default_run) selected.push_back(&b);
 
     for (const Benchmark* b : selected) {
         const MarkdownSection section = b->run(ctx);

@@ -22,6 +22,7 @@ int flops_main(std::span<const std::string> args);
 int run_main(std::span<const std::string> args);
 int eval_main(std::span<const std::string> args);
 int bench_main(std::span<const std::string> args);
+int make_checkpoint_main(std::span<const std::string> args);  // random-weight checkpoint folders
 int trace_main(std::span<const std::string> args);  // "trace show" / "trace compare"
 
 // Exit statuses shared by all subcommands.

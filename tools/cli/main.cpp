@@ -22,7 +22,8 @@ constexpr Subcommand kSubcommands[] = {
     {"flops", "algorithmic FLOPs of a denoising step for a config.json (SureLock formula)", flops_main},
     {"run", "generate text from a prompt with a decoding strategy", run_main},
     {"eval", "exact-match accuracy on an evaluation split (jsonl)", eval_main},
-    {"bench", "CPU forward benchmark; writes a markdown report", bench_main},
+    {"bench", "benchmarks (CPU forward, CUDA step, strategies); writes a markdown report", bench_main},
+    {"make-checkpoint", "write a random-weight LLaDA checkpoint (e.g. LLaDA-8B dims, for benchmarks)", make_checkpoint_main},
     {"trace", "show a recorded trace, or compare two (determinism, record/replay)", trace_main},
 };
 
@@ -32,10 +33,13 @@ void print_usage(std::ostream& out) {
            "commands:\n";
     for (const auto& c : kSubcommands) {
         std::string name = c.name;
-        out << "  " << name << std::string(10 - name.size(), ' ') << c.summary << '\n';
+        // Summaries line up after the longest command name.
+        out << "  " << name << std::string(name.size() < 17 ? 17 - name.size() : 1, ' ') << c.summary << '\n';
     }
     out << "\n'dlmscope-cli <command> --help' describes a command's options.\n"
-           "  --version  print the version\n";
+           "  --version  print the version\n\n"
+           "run, eval and bench take --backend auto|cpu|cuda (default auto: the CUDA backend when this\n"
+           "build has it and a GPU is usable, else the CPU; see 'dlmscope-cli run --help').\n";
 }
 
 // One line, whatever the message holds (multi-line engine messages are joined).
@@ -59,7 +63,7 @@ int dispatch(const std::vector<std::string>& words) {
     }
     for (const auto& c : kSubcommands)
         if (command == c.name) return c.run(std::span<const std::string>(words).subspan(1));
-    throw UsageError("unknown command '" + command + "' (commands: inspect, flops, run, eval, bench, trace)");
+    throw UsageError("unknown command '" + command + "' (commands: inspect, flops, run, eval, bench, trace, make-checkpoint)");
 }
 
 }  // namespace

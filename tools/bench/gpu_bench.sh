@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The issue 6 §4 benchmark in one command, on the GPU machine (H200), from the repository root,
+# with .gpupack/ (made here by tools/bench/pack_for_gpu.sh) carried along:
+#
+#   bash tools/bench/gpu_bench.sh [OUT_DIR] [options]
+#
+# 1. unpacks the CUDA build of dlmscope-cli and its libraries to /tmp and checks that they load;
+# 2. makes the random-weight LLaDA-8B checkpoint (dlmscope-cli make-checkpoint, ~16 GB bf16)
+#    under /tmp, unless it is already there;
+# 3. runs `dlmscope-cli bench --section forward-cuda` (dense and SureLock-shaped steps, % of the
+#    roofline measured on the device)      -> OUT_DIR/cuda-bench.json, OUT_DIR/cuda-bench.md
+# 4. runs the eager PyTorch + SDPA reference on the same checkpoint and grid
+#                                          -> OUT_DIR/torch-bench.json
+# 5. writes the comparison and the goals   -> OUT_DIR/summary.md (also printed)
+# Everything the run prints is kept in OUT_DIR/gpu-bench.log.
+#
+# Options:
+#   --dry-run            print what would run, run nothing (works anywhere)
+#   --checkpoint DIR     where the checkpoint lives / is made (default /tmp/dlmscope-llada-8b-random)
+#   --dims PRESET        make-checkpoint preset (default llada-8b; medium/small/tiny for a quick try)
+#   --lengths LIST       canvas lengths N = 64 + generation (default 320,576,1088)
+#   --batch LIST         batch sizes (default 1,4)
+#   --fractions LIST     shares of the generated rows of the SureLock-shaped steps (default 1,0.75,0.5,0.25)
+#   --reps N             timed steps per measurement, median reported (default 10)
+#   --pack DIR           the pack folder (default .gpupack)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+OUT=""
+DRY=0
+CKPT=/tmp/dlmscope-llada-8b-random
+DIMS=llada-8b
+LENGTHS=320,576,1088
+BATCH=1,4
+FRACTIONS=1,0.75,0.5,0.25
+REPS=10
+PROMPT=64
+PACK="$ROOT/.gpupack"
+UNPACKED=/tmp/dlmscope-gpupack
+
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "gpu_bench.sh: $*" >&2; exit 2; }
+need_value() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value (see --help)"; }
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) usage; exit 0 ;;
+    --dry-run) DRY=1; shift ;;
+    --checkpoint) need_value "$@"; CKPT="$2"; shift 2 ;;
+    --dims) need_value "$@"; DIMS="$2"; shift 2 ;;
+    --lengths) need_value "$@"; LENGTHS="$2"; shift 2 ;;
+    --batch) need_value "$@"; BATCH="$2"; shift 2 ;;
+    --fractions) need_value "$@"; FRACTIONS="$2"; shift 2 ;;
+    --reps) need_value "$@"; REPS="$2"; shift 2 ;;
+    --pack) need_value "$@"; PACK="$2"; shift 2 ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *) [ -z "$OUT" ] || die "more than one OUT_DIR ('$OUT' and '$1')"; OUT="$1"; shift ;;
+  esac
+done
+OUT="${OUT:-$ROOT/out/gpu-bench}"
+[[ "$REPS" =~ ^[0-9]+$ ]] && [ "$REPS" -ge 1 ] || die "--reps must be a positive integer, got '$REPS'"
+for list in "$LENGTHS" "$BATCH"; do
+  [[ "$list" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "'$list' is not a comma-separated list of integers"
+done
+[[ "$FRACTIONS" =~ ^[0-9.]+(,[0-9.]+)*$ ]] || die "'$FRACTIONS' is not a comma-separated list of fractions"
+case "$DIMS" in llada-8b|medium|small|tiny) ;; *) die "--dims must be llada-8b, medium, small or tiny" ;; esac
+
+CLI="$UNPACKED/bin/dlmscope-cli"
+PY="${PYTHON:-python3}"
+# Prints a command; runs it unless --dry-run. Output goes to the terminal and the log.
+run() {
+  printf '+'; printf ' %q' "$@"; printf '\n'
+  [ "$DRY" = 1 ] || "$@"
+}
+
+if [ "$DRY" = 0 ]; then
+  mkdir -p "$OUT"
+  exec > >(tee "$OUT/gpu-bench.log") 2>&1
+fi
+echo "== dlmscope GPU benchmark -> $OUT$([ "$DRY" = 1 ] && echo ' (dry run: nothing is executed)')"
+
+# --- 1. the packed build --------------------------------------------------------------------
+if [ ! -f "$PACK/dlmscope-gpupack.tar.xz" ]; then
+  msg="no $PACK/dlmscope-gpupack.tar.xz: run tools/bench/pack_for_gpu.sh on the build machine and carry .gpupack"
+  [ "$DRY" = 1 ] && echo "warning: $msg" || { echo "gpu_bench.sh: $msg" >&2; exit 1; }
+fi
+run rm -rf "$UNPACKED"
+run mkdir -p "$UNPACKED"
+if [ "$DRY" = 1 ]; then
+  echo "+ tar -C $UNPACKED -xJf $PACK/dlmscope-gpupack.tar.xz"
+else
+  # tar's xz filter where xz exists, Python's lzma otherwise.
+  tar -C "$UNPACKED" -xJf "$PACK/dlmscope-gpupack.tar.xz" 2>/dev/null ||
+    "$PY" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+      "$PACK/dlmscope-gpupack.tar.xz" "$UNPACKED"
+  head -6 "$UNPACKED/MANIFEST.txt"
+fi
+
+# cuBLAS comes from the machine: the CUDA toolkit's folder, the loader's cache, or the
+# nvidia-cublas wheel next to PyTorch.
+find_cublas() {
+  local d
+  for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
+    ls "$d"/libcublas.so.13* >/dev/null 2>&1 && { echo "$d"; return; }
+  done
+  d=$(ldconfig -p 2>/dev/null | awk '/libcublas\.so\.13/{print $NF; exit}')
+  [ -n "$d" ] && { dirname "$d"; return; }
+  "$PY" - <<'PYEOF' 2>/dev/null || true
+import glob, os, site, sys
+roots = site.getsitepackages() + [site.getusersitepackages()]
+for r in roots:
+    for f in sorted(glob.glob(os.path.join(r, "nvidia", "**", "libcublas.so.13*"), recursive=True)):
+        print(os.path.dirname(f)); sys.exit(0)
+sys.exit(1)
+PYEOF
+}
+LIBS="$UNPACKED/lib"
+if [ "$DRY" = 0 ]; then
+  CUBLAS_DIR="$(find_cublas)"
+  [ -n "$CUBLAS_DIR" ] || { echo "gpu_bench.sh: libcublas.so.13 not found on this machine" >&2; exit 1; }
+  LIBS="$LIBS:$CUBLAS_DIR"
+  # The build machine's libstdc++ only if this machine's own is too old for the binary.
+  if LD_LIBRARY_PATH="$LIBS" ldd "$CLI" | grep -q 'not found'; then
+    LIBS="$LIBS:$UNPACKED/lib-fallback"
+  fi
+  if LD_LIBRARY_PATH="$LIBS" ldd "$CLI" | grep 'not found'; then
+    echo "gpu_bench.sh: dlmscope-cli cannot load the libraries above" >&2; exit 1
+  fi
+fi
+echo "== LD_LIBRARY_PATH for dlmscope-cli: $LIBS"
+cli() { run env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$CLI" "$@"; }
+run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv || true
+cli --version
+
+# --- 2. the checkpoint ------------------------------------------------------------------------
+if [ -f "$CKPT/config.json" ]; then
+  echo "== reusing the checkpoint in $CKPT"
+else
+  echo "== making the $DIMS random checkpoint in $CKPT"
+  cli make-checkpoint --dims "$DIMS" --out "$CKPT" --force
+fi
+
+# --- 3, 4. the two benchmarks (a failure of one still lets the other run) ---------------------
+status=0
+cli bench --section forward-cuda --model "$CKPT" --lengths "$LENGTHS" --prompt-len "$PROMPT" \
+  --batch "$BATCH" --fractions "$FRACTIONS" --reps "$REPS" \
+  --json "$OUT/cuda-bench.json" --out "$OUT/cuda-bench.md" || { status=1; echo "!! the dlmscope CUDA bench failed"; }
+run env PYTHONUNBUFFERED=1 "$PY" "$ROOT/tools/bench/torch_llada_reference.py" --model "$CKPT" --device cuda \
+  --dtype bf16 --lengths "$LENGTHS" --prompt-len "$PROMPT" --batch "$BATCH" --reps "$REPS" \
+  --json "$OUT/torch-bench.json" || { status=1; echo "!! the PyTorch reference failed"; }
+
+# --- 5. the summary -----------------------------------------------------------------------------
+run "$PY" "$ROOT/tools/bench/summarize_gpu_bench.py" --cuda "$OUT/cuda-bench.json" \
+  --torch "$OUT/torch-bench.json" --out "$OUT/summary.md" || status=1
+echo "== done (status $status): $OUT/summary.md"
+exit $status
