@@ -78,7 +78,7 @@ def mdlm_config(size="base"):
 
 
 def ar_config(size="base"):
-    d, L, H, KV, ff = {"base": (256, 6, 4, 2, 768), "small": (192, 6, 4, 2, 512), "tiny": (128, 2, 2, 1, 256)}[size]
+    d, L, H, KV, ff = {"base": (192, 6, 4, 2, 640), "small": (192, 6, 4, 2, 512), "tiny": (128, 2, 2, 1, 256)}[size]
     return {
         "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
         "hidden_size": d, "intermediate_size": ff, "num_hidden_layers": L,

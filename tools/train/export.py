@@ -87,6 +87,11 @@ def export(ckpt, out, golden=True):
     prov = {"step": s["step"], "train_minutes": round(s["elapsed"] / 60, 1), "tokens_seen": s.get("tokens", 0),
             "args": s["args"], "hardware": s["hardware"], "params": sum(v.numel() for v in s["model"].values()),
             "storage_dtype": "BF16"}
+    init = (s.get("args") or {}).get("init_from")
+    if init and os.path.exists(init):  # grown model (tools/train/grow.py): keep stage 1's provenance
+        prov["grown_from"] = torch.load(init, map_location="cpu").get("grown_from")
+        if isinstance(prov["grown_from"], dict) and "train_minutes" in prov["grown_from"]:
+            prov["total_train_minutes"] = round(prov["train_minutes"] + prov["grown_from"]["train_minutes"], 1)
     with open(os.path.join(out, "training.json"), "w") as f:
         json.dump(prov, f, indent=2)
     if golden:

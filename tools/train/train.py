@@ -203,6 +203,8 @@ def main():
     ap.add_argument("--val-every", type=int, default=100)
     ap.add_argument("--log-every", type=int, default=10)
     ap.add_argument("--bench", type=int, default=0, help="time N steps and exit")
+    ap.add_argument("--init-from", default=None, help="start from a grown state dict (tools/train/grow.py) "
+                    "when no checkpoint exists yet")
     ap.add_argument("--plot", default=None, help="loss PNG path (default docs/img/loss-<name>.png)")
     a = ap.parse_args()
 
@@ -232,6 +234,9 @@ def main():
         opt.load_state_dict(s["opt"])
         step, elapsed, tokens = s["step"], s["elapsed"], s.get("tokens", 0)
         print(f"resumed from {ck} at step {step} ({elapsed / 60:.1f} min)", flush=True)
+    elif a.init_from:
+        model.load_state_dict(torch.load(a.init_from, map_location="cpu")["model"])
+        print(f"initialised from {a.init_from}", flush=True)
     print(f"{a.model}/{a.size}: {count_params(model) / 1e6:.2f}M params; {json.dumps(vars(a))}", flush=True)
 
     csv_path = os.path.join(work, "log.csv")
