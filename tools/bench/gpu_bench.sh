@@ -132,6 +132,14 @@ cli() { run env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$C
 run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv || true
 cli --version
 
+# --- 1b. the GPU tests (kernels and backend against the CPU reference), before any timing ----
+status=0
+if [ -x "$UNPACKED/bin/gpu_tests" ] || [ "$DRY" = 1 ]; then
+  # DLM_SOURCE_DIR: the tests read resources/ (the embedded model) from this checkout.
+  run env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" DLM_SOURCE_DIR="$ROOT" \
+    "$UNPACKED/bin/gpu_tests" --gtest_output="json:$OUT/gpu-tests.json" || { status=1; echo "!! GPU tests failed"; }
+fi
+
 # --- 2. the checkpoint ------------------------------------------------------------------------
 if [ -f "$CKPT/config.json" ]; then
   echo "== reusing the checkpoint in $CKPT"
@@ -141,7 +149,6 @@ else
 fi
 
 # --- 3, 4. the two benchmarks (a failure of one still lets the other run) ---------------------
-status=0
 cli bench --section forward-cuda --model "$CKPT" --lengths "$LENGTHS" --prompt-len "$PROMPT" \
   --batch "$BATCH" --fractions "$FRACTIONS" --reps "$REPS" \
   --json "$OUT/cuda-bench.json" --out "$OUT/cuda-bench.md" || { status=1; echo "!! the dlmscope CUDA bench failed"; }

@@ -37,8 +37,8 @@ echo "== configuring $BUILD (CUDA on, sm_$ARCHS, no app)"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDLM_CUDA=ON -DDLM_APP=OFF \
   -DCMAKE_CUDA_ARCHITECTURES="$ARCHS" >"$BUILD.configure.log" 2>&1 ||
   { tail -30 "$BUILD.configure.log" >&2; echo "pack_for_gpu.sh: configure failed (log: $BUILD.configure.log)" >&2; exit 1; }
-echo "== building dlmscope-cli (-j$JOBS)"
-cmake --build "$BUILD" -j"$JOBS" --target dlmscope-cli
+echo "== building dlmscope-cli and gpu_tests (-j$JOBS)"
+cmake --build "$BUILD" -j"$JOBS" --target dlmscope-cli gpu_tests
 CLI="$BUILD/tools/cli/dlmscope-cli"
 # A build without CUDA refuses the section with "needs a CUDA build"; with CUDA, on this machine,
 # it gets as far as looking for a device (or, on a GPU machine, for the model folder's config).
@@ -51,6 +51,9 @@ trap 'rm -rf "$STAGE"' EXIT
 mkdir -p "$STAGE/bin" "$STAGE/lib" "$STAGE/lib-fallback"
 cp "$CLI" "$STAGE/bin/dlmscope-cli"
 strip --strip-unneeded "$STAGE/bin/dlmscope-cli"
+# The GPU tests travel too, so the session that benchmarks also checks the kernels first.
+cp "$BUILD/tests/gpu/gpu_tests" "$STAGE/bin/gpu_tests"
+strip --strip-unneeded "$STAGE/bin/gpu_tests"
 
 # Which shared libraries travel: everything ldd resolves except what the GPU image provides.
 skip_re='^(linux-vdso|ld-linux|libc\.so|libm\.so|libmvec|libpthread|libdl\.so|librt\.so|libresolv|libutil\.so|libcuda\.so|libcublas|libcublasLt|libcudart|libnvidia|libnvrtc|libnvJitLink)'
