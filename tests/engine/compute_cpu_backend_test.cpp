@@ -20,39 +20,26 @@
 namespace dlm {
 namespace {
 
-using test::RandomCheckpoint;
+using test::pattern_canvas;
+using test::row_range;
 using test::RandomCheckpointOptions;
 using test::ReferenceOutput;
 using test::ReferenceOverride;
 
 // A random checkpoint on disk, loaded through the engine, with a backend over it.
-struct Fixture {
-    test::ScratchDir dir{"dlm-compute-test"};
-    RandomCheckpoint ck;
-    ModelWeights weights;
+struct Fixture : test::RandomModel {
+    Fixture() : RandomModel("dlm-compute-test") {}
     std::unique_ptr<Backend> backend;
 };
 
 std::unique_ptr<Fixture> make_fixture(Family family, RandomCheckpointOptions options = {},
                                       CpuBackendOptions backend_options = {}) {
     auto f = std::make_unique<Fixture>();
-    f->ck = test::write_random_checkpoint(f->dir.path(), family, options);
-    f->weights = test::load_random_checkpoint(f->ck);
+    test::load_random_model(*f, family, options);
     f->backend = make_cpu_backend(f->weights, backend_options);
     return f;
 }
 
-std::vector<int32_t> canvas(int n, int vocab, uint32_t salt = 0) {
-    std::vector<int32_t> t(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) t[i] = static_cast<int32_t>((i * 37u + salt * 11u + 5u) % static_cast<uint32_t>(vocab));
-    return t;
-}
-
-std::vector<int32_t> all_rows(int n) {
-    std::vector<int32_t> r(static_cast<std::size_t>(n));
-    std::iota(r.begin(), r.end(), 0);
-    return r;
-}
 
 // Runs one item and returns its head rows' logits, [head row][V].
 std::vector<std::vector<float>> run(Backend& be, const std::vector<int32_t>& tokens, const std::vector<int32_t>& rows,
@@ -100,8 +87,8 @@ TEST_P(ComputeCpuBackendFamily, DenseForwardMatchesReference) {
     o.dtype = GetParam().dtype;
     auto f = make_fixture(GetParam().family, o);
     const int n = 13;
-    const auto tokens = canvas(n, f->ck.config.vocab_size);
-    const auto rows = all_rows(n);
+    const auto tokens = pattern_canvas(n, f->ck.config.vocab_size);
+    const auto rows = row_range(0, n);
     auto cache = f->backend->make_cache(n);
     const auto logits = run(*f->backend, tokens, rows, *cache, nullptr, true);
     const ReferenceOutput ref = test::reference_forward(f->ck, tokens);
@@ -131,8 +118,8 @@ TEST_P(ComputeCpuBackendFamily, StreamedWeightsEqualResidentWeights) {
     stream.weight_cache_bytes = 0;  // every converted matrix is converted per forward
     auto streamed = make_fixture(GetParam().family, o, stream);
     const int n = 9;
-    const auto tokens = canvas(n, resident->ck.config.vocab_size, 3);
-    const auto rows = all_rows(n);
+    const auto tokens = pattern_canvas(n, resident->ck.config.vocab_size, 3);
+    const auto rows = row_range(0, n);
     auto c1 = resident->backend->make_cache(n);
     auto c2 = streamed->backend->make_cache(n);
     const auto a = run(*resident->backend, tokens, rows, *c1);
@@ -152,12 +139,12 @@ INSTANTIATE_TEST_SUITE_P(ComputeFamilies, ComputeCpuBackendFamily,
 TEST(ComputeCpuBackend, FullRowsAreTheDenseForwardBitForBit) {
     auto f = make_fixture(Family::Dream);
     const int n = 16;
-    const auto tokens = canvas(n, f->ck.config.vocab_size);
-    const auto rows = all_rows(n);
+    const auto tokens = pattern_canvas(n, f->ck.config.vocab_size);
+    const auto rows = row_range(0, n);
     auto fresh = f->backend->make_cache(n);
     const auto a = run(*f->backend, tokens, rows, *fresh);
     auto dirty = f->backend->make_cache(n);
-    run(*f->backend, canvas(n, f->ck.config.vocab_size, 9), rows, *dirty);  // other canvas cached
+    run(*f->backend, pattern_canvas(n, f->ck.config.vocab_size, 9), rows, *dirty);  // other canvas cached
     const auto b = run(*f->backend, tokens, rows, *dirty);
     auto other_backend = make_cpu_backend(f->weights);
     auto c3 = other_backend->make_cache(n);
@@ -175,9 +162,9 @@ TEST(ComputeCpuBackend, SubsetWithCacheEqualsDense) {
     for (Family family : {Family::Llada, Family::Dream, Family::Qwen2}) {
         auto f = make_fixture(family);
         const int n = 20;
-        const auto tokens = canvas(n, f->ck.config.vocab_size, 1);
+        const auto tokens = pattern_canvas(n, f->ck.config.vocab_size, 1);
         auto cache = f->backend->make_cache(n);
-        const auto dense = run(*f->backend, tokens, all_rows(n), *cache);
+        const auto dense = run(*f->backend, tokens, row_range(0, n), *cache);
         const std::vector<std::vector<int32_t>> subsets = {
             {0}, {19}, {3, 4, 5, 6}, {0, 2, 4, 6, 8, 10, 12, 14, 16, 18}, {1, 7, 8, 13, 17, 18, 19}};
         for (const auto& rows : subsets) {
@@ -193,9 +180,9 @@ TEST(ComputeCpuBackend, SubsetWithCacheEqualsDense) {
 TEST(ComputeCpuBackend, SkippedRowsUseTheirCachedKeysAndValues) {
     auto f = make_fixture(Family::Llada);
     const int n = 14, V = f->ck.config.vocab_size;
-    const auto before = canvas(n, V, 2);
+    const auto before = pattern_canvas(n, V, 2);
     auto cache = f->backend->make_cache(n);
-    run(*f->backend, before, all_rows(n), *cache);
+    run(*f->backend, before, row_range(0, n), *cache);
     auto after = before;
     const std::vector<int32_t> rows = {2, 5, 6, 11};
     for (int i = 0; i < n; ++i) after[i] = (after[i] + 17) % V;  // every token changes
@@ -217,10 +204,10 @@ TEST(ComputeCpuBackend, SkippedRowsUseTheirCachedKeysAndValues) {
 TEST(ComputeCpuBackend, RowsComputedCountsExactly) {
     auto f = make_fixture(Family::Llada);
     const int n = 10;
-    const auto tokens = canvas(n, f->ck.config.vocab_size);
+    const auto tokens = pattern_canvas(n, f->ck.config.vocab_size);
     auto cache = f->backend->make_cache(n);
     EXPECT_EQ(f->backend->rows_computed(), 0u);
-    run(*f->backend, tokens, all_rows(n), *cache);
+    run(*f->backend, tokens, row_range(0, n), *cache);
     EXPECT_EQ(f->backend->rows_computed(), 10u);
     run(*f->backend, tokens, {1, 4, 9}, *cache);
     EXPECT_EQ(f->backend->rows_computed(), 13u);
@@ -236,7 +223,7 @@ TEST(ComputeCpuBackend, BadRequestsThrowAndComputeNothing) {
     }());
     Backend& be = *f->backend;
     const int n = 8, V = f->ck.config.vocab_size;
-    const auto tokens = canvas(n, V);
+    const auto tokens = pattern_canvas(n, V);
     auto cache = be.make_cache(n);
     auto expect_error = [&](const ForwardItem& item, const std::string& part) {
         try {
@@ -246,7 +233,7 @@ TEST(ComputeCpuBackend, BadRequestsThrowAndComputeNothing) {
             EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
         }
     };
-    const auto rows = all_rows(n);
+    const auto rows = row_range(0, n);
     auto item = [&] {
         ForwardItem it;
         it.tokens = tokens;
@@ -293,7 +280,7 @@ TEST(ComputeCpuBackend, BadRequestsThrowAndComputeNothing) {
         expect_error(it, "position 0 has no cached K/V");
     }
     {
-        auto long_tokens = canvas(40, V);
+        auto long_tokens = pattern_canvas(40, V);
         auto big = be.make_cache(40);
         ForwardItem it = item();
         it.tokens = long_tokens;
@@ -352,9 +339,9 @@ TEST(ComputeCpuBackend, KvOverrideMatchesReferenceView) {
             auto f = make_fixture(family);
             const int n = 12, V = f->ck.config.vocab_size;
             const int mask = f->ck.config.mask_token_id;
-            const auto previous = canvas(n, V, 4);
+            const auto previous = pattern_canvas(n, V, 4);
             auto prev_cache = f->backend->make_cache(n);
-            run(*f->backend, previous, all_rows(n), *prev_cache);
+            run(*f->backend, previous, row_range(0, n), *prev_cache);
             const std::vector<int32_t> seeds = {3, 8};
             auto snapshot = f->backend->make_cache(n);
             snapshot->copy_rows_from(*prev_cache, seeds);
@@ -367,7 +354,7 @@ TEST(ComputeCpuBackend, KvOverrideMatchesReferenceView) {
             o.source = snapshot.get();
             o.self_sees_fresh = self_sees_fresh;
             auto cache = f->backend->make_cache(n);
-            const auto rows = all_rows(n);
+            const auto rows = row_range(0, n);
             const auto logits = run(*f->backend, current, rows, *cache, &o, true);
 
             const ReferenceOutput ref_prev = test::reference_forward(f->ck, previous);
@@ -402,12 +389,12 @@ TEST(ComputeCpuBackend, KvOverrideMatchesReferenceView) {
 TEST(ComputeCpuBackend, CausalAttentionIgnoresLaterKeys) {
     auto f = make_fixture(Family::Qwen2);
     const int n = 12, V = f->ck.config.vocab_size;
-    const auto a = canvas(n, V, 5);
+    const auto a = pattern_canvas(n, V, 5);
     auto b = a;
     for (int i = 8; i < n; ++i) b[i] = (b[i] + 9) % V;
     auto ca = f->backend->make_cache(n), cb = f->backend->make_cache(n);
-    const auto la = run(*f->backend, a, all_rows(n), *ca);
-    const auto lb = run(*f->backend, b, all_rows(n), *cb);
+    const auto la = run(*f->backend, a, row_range(0, n), *ca);
+    const auto lb = run(*f->backend, b, row_range(0, n), *cb);
     for (int i = 0; i < 8; ++i) EXPECT_EQ(la[i], lb[i]) << "row " << i;
     EXPECT_NE(la[8], lb[8]);
 
@@ -425,15 +412,15 @@ TEST(ComputeCpuBackend, CausalAttentionIgnoresLaterKeys) {
 TEST(ComputeCpuBackend, BatchEqualsSeparateCalls) {
     auto f = make_fixture(Family::Dream);
     const int n = 10, V = f->ck.config.vocab_size;
-    const auto t0 = canvas(n, V, 1), t1 = canvas(n, V, 2);
+    const auto t0 = pattern_canvas(n, V, 1), t1 = pattern_canvas(n, V, 2);
     auto c0 = f->backend->make_cache(n), c1 = f->backend->make_cache(n);
-    run(*f->backend, t0, all_rows(n), *c0);
+    run(*f->backend, t0, row_range(0, n), *c0);
     const std::vector<int32_t> rows0 = {1, 2, 3, 7}, head0 = {2, 7};
-    const auto rows1 = all_rows(n);
+    const auto rows1 = row_range(0, n);
     const std::vector<int32_t> head1 = {0, 9};
     // Separate calls.
     auto s0 = f->backend->make_cache(n), s1 = f->backend->make_cache(n);
-    s0->copy_rows_from(*c0, all_rows(n));
+    s0->copy_rows_from(*c0, row_range(0, n));
     ForwardItem a;
     a.tokens = t0;
     a.rows = rows0;
@@ -472,11 +459,11 @@ TEST(ComputeCpuBackend, RowStatsCfgAndPosteriorStore) {
     Backend& be = *f->backend;
     const int n = 8, V = f->ck.config.vocab_size;
     const int mask = f->ck.config.mask_token_id;
-    auto cond = canvas(n, V, 6);
+    auto cond = pattern_canvas(n, V, 6);
     for (int i = 4; i < n; ++i) cond[i] = mask;
     auto uncond = cond;
     for (int i = 0; i < 4; ++i) uncond[i] = mask;  // LLaDA CFG: prompt replaced by masks
-    const std::vector<int32_t> rows = all_rows(n), head = {4, 5, 6, 7};
+    const std::vector<int32_t> rows = row_range(0, n), head = {4, 5, 6, 7};
     auto c0 = be.make_cache(n), c1 = be.make_cache(n);
     ForwardItem items[2];
     items[0].tokens = cond;
@@ -547,7 +534,7 @@ TEST(ComputeCpuBackend, KvCacheCopyAndClear) {
     auto f = make_fixture(Family::Dream);
     const int n = 6;
     auto a = f->backend->make_cache(n), b = f->backend->make_cache(n);
-    run(*f->backend, canvas(n, f->ck.config.vocab_size), all_rows(n), *a);
+    run(*f->backend, pattern_canvas(n, f->ck.config.vocab_size), row_range(0, n), *a);
     for (int i = 0; i < n; ++i) EXPECT_TRUE(a->has(i));
     const std::vector<int32_t> some = {1, 4};
     b->copy_rows_from(*a, some);
@@ -573,11 +560,11 @@ TEST(ComputeCpuBackend, CacheLongerThanCanvasServesIt) {
     auto f = make_fixture(Family::Qwen2);
     const int V = f->ck.config.vocab_size;
     auto cache = f->backend->make_cache(32);
-    const auto tokens = canvas(10, V, 8);
-    const auto logits = run(*f->backend, tokens, all_rows(10), *cache);
+    const auto tokens = pattern_canvas(10, V, 8);
+    const auto logits = run(*f->backend, tokens, row_range(0, 10), *cache);
     EXPECT_FALSE(cache->has(10));
     const ReferenceOutput ref = test::reference_forward(f->ck, tokens);
-    EXPECT_LT(max_diff_vs_reference(logits, all_rows(10), ref), 1e-4);
+    EXPECT_LT(max_diff_vs_reference(logits, row_range(0, 10), ref), 1e-4);
 }
 
 }  // namespace
@@ -591,15 +578,15 @@ namespace {
 TEST(ComputeCpuBackend, ThreadCountDoesNotChangeResults) {
     auto f = make_fixture(Family::Dream);
     const int n = 11;
-    const auto tokens = canvas(n, f->ck.config.vocab_size, 12);
+    const auto tokens = pattern_canvas(n, f->ck.config.vocab_size, 12);
     auto c1 = f->backend->make_cache(n);
-    const auto base = run(*f->backend, tokens, all_rows(n), *c1);
+    const auto base = run(*f->backend, tokens, row_range(0, n), *c1);
     for (int threads : {1, 7}) {
         CpuBackendOptions o;
         o.threads = threads;
         auto be = make_cpu_backend(f->weights, o);
         auto c = be->make_cache(n);
-        const auto l = run(*be, tokens, all_rows(n), *c);
+        const auto l = run(*be, tokens, row_range(0, n), *c);
         for (int i = 0; i < n; ++i) EXPECT_LT(max_diff(l[i], base[i]), 1e-5) << threads << " threads, row " << i;
     }
     CpuBackendOptions restore;

@@ -20,21 +20,18 @@
 namespace dlm {
 namespace {
 
-using test::RandomCheckpoint;
+using test::row_range;
 using test::ReferenceLayout;
 using test::ReferenceOutput;
 
-struct ShadowFixture {
-    test::ScratchDir dir{"dlm-shadow-test"};
-    RandomCheckpoint ck;
-    ModelWeights weights;
+struct ShadowFixture : test::RandomModel {
+    ShadowFixture() : RandomModel("dlm-shadow-test") {}
     std::unique_ptr<Backend> backend;
 };
 
 std::unique_ptr<ShadowFixture> make_shadow_fixture(Family family) {
     auto f = std::make_unique<ShadowFixture>();
-    f->ck = test::write_random_checkpoint(f->dir.path(), family);
-    f->weights = test::load_random_checkpoint(f->ck);
+    test::load_random_model(*f, family);
     f->backend = make_cpu_backend(f->weights, {std::size_t(1) << 30, 1});
     return f;
 }
@@ -79,12 +76,6 @@ ReferenceLayout explicit_layout(const ShadowCanvas& s) {
     return l;
 }
 
-std::vector<int32_t> iota_rows(int first, int count) {
-    std::vector<int32_t> r(static_cast<std::size_t>(count));
-    std::iota(r.begin(), r.end(), first);
-    return r;
-}
-
 ForwardItem shadow_item(const ShadowCanvas& s, const std::vector<int32_t>& rows, KvCache& cache) {
     ForwardItem it;
     it.tokens = s.tokens;
@@ -111,7 +102,7 @@ TEST(ComputeCpuShadowBlock, EveryRowMatchesTheExplicitMaskReference) {
         const ModelConfig& c = f->ck.config;
         const int n = 15, twin_first = 9, count = 4;
         const ShadowCanvas s = make_shadow_canvas(c, n, twin_first, count);
-        const auto rows = iota_rows(0, n + count);
+        const auto rows = row_range(0, n + count);
         auto cache = f->backend->make_cache(n + count);
         const ForwardItem it = shadow_item(s, rows, *cache);
         f->backend->forward(std::span<const ForwardItem>(&it, 1));
@@ -141,7 +132,7 @@ TEST(ComputeCpuShadowBlock, RealRowsEqualTheForwardWithoutTheShadowBlock) {
     const ModelConfig& c = f->ck.config;
     const int n = 14, twin_first = 6, count = 5;
     const ShadowCanvas s = make_shadow_canvas(c, n, twin_first, count);
-    const auto all = iota_rows(0, n + count);
+    const auto all = row_range(0, n + count);
     auto cache = f->backend->make_cache(n + count);
     const ForwardItem it = shadow_item(s, all, *cache);
     f->backend->forward(std::span<const ForwardItem>(&it, 1));
@@ -149,7 +140,7 @@ TEST(ComputeCpuShadowBlock, RealRowsEqualTheForwardWithoutTheShadowBlock) {
     for (int i = 0; i < n; ++i) with_shadow.push_back(f->backend->logits(0, i));
 
     const std::vector<int32_t> canvas(s.tokens.begin(), s.tokens.begin() + n);
-    const auto rows = iota_rows(0, n);
+    const auto rows = row_range(0, n);
     auto plain_cache = f->backend->make_cache(n);
     ForwardItem plain;
     plain.tokens = canvas;
@@ -174,14 +165,14 @@ TEST(ComputeCpuShadowBlock, ShadowRowsReadCachedRealColumns) {
     const int n = 12, twin_first = 4, count = 4;
     const ShadowCanvas s = make_shadow_canvas(c, n, twin_first, count);
     auto cache = f->backend->make_cache(n + count);
-    const auto all = iota_rows(0, n + count);
+    const auto all = row_range(0, n + count);
     const ForwardItem full = shadow_item(s, all, *cache);
     f->backend->forward(std::span<const ForwardItem>(&full, 1));
     std::vector<std::vector<float>> expected;
     for (int i = n; i < n + count; ++i) expected.push_back(f->backend->logits(0, i));
 
     const uint64_t before = f->backend->rows_computed();
-    const auto shadow_rows = iota_rows(n, count);
+    const auto shadow_rows = row_range(n, count);
     const ForwardItem part = shadow_item(s, shadow_rows, *cache);
     f->backend->forward(std::span<const ForwardItem>(&part, 1));
     EXPECT_EQ(f->backend->rows_computed() - before, static_cast<uint64_t>(count));
@@ -204,7 +195,7 @@ TEST(ComputeCpuShadowBlock, ExplicitPositionIdsMatchTheReference) {
     for (int i = 0; i < n; ++i) tokens.push_back((i * 11 + 3) % c.vocab_size);
     std::vector<int32_t> positions;
     for (int i = 0; i < n; ++i) positions.push_back(3 * i + 7);
-    const auto rows = iota_rows(0, n);
+    const auto rows = row_range(0, n);
     auto cache = f->backend->make_cache(n);
     ForwardItem it;
     it.tokens = tokens;
@@ -225,7 +216,7 @@ TEST(ComputeCpuShadowBlock, MalformedLayoutsAreRefusedBeforeAnyWork) {
     auto f = make_shadow_fixture(Family::Llada);
     const ModelConfig& c = f->ck.config;
     const int n = 10, count = 3;
-    const auto all = iota_rows(0, n + count);
+    const auto all = row_range(0, n + count);
     auto cache = f->backend->make_cache(n + count);
     auto expect_refused = [&](ShadowCanvas s, const std::string& needle) {
         const ForwardItem it = shadow_item(s, all, *cache);

@@ -32,17 +32,16 @@
 namespace dlm {
 namespace {
 
+using test::pattern_canvas;
 using test::RandomCheckpoint;
+using test::row_range;
 using test::RandomCheckpointOptions;
 
 // A random bf16 checkpoint with a CPU and a CUDA backend over the same weights.
-struct Pair {
-    test::ScratchDir dir{"dlm-cuda-backend-test"};
-    RandomCheckpoint ck;
-    ModelWeights weights;
+struct Pair : test::RandomModel {
+    Pair() : RandomModel("dlm-cuda-backend-test") {}
     std::unique_ptr<Backend> cpu;
     std::unique_ptr<Backend> gpu;
-    const ModelConfig& config() const { return weights.config; }
 };
 
 std::unique_ptr<Pair> make_pair(Family family, uint64_t seed = 1) {
@@ -54,24 +53,12 @@ std::unique_ptr<Pair> make_pair(Family family, uint64_t seed = 1) {
     o.vocab_size = 80;
     o.dtype = DType::BF16;
     o.seed = seed;
-    p->ck = test::write_random_checkpoint(p->dir.path(), family, o);
-    p->weights = test::load_random_checkpoint(p->ck);
+    test::load_random_model(*p, family, o);
     p->cpu = make_cpu_backend(p->weights, {std::size_t(1) << 30, 2});
     p->gpu = make_cuda_backend(p->weights);
     return p;
 }
 
-std::vector<int32_t> canvas(int n, int vocab, uint32_t salt = 0) {
-    std::vector<int32_t> t(static_cast<std::size_t>(n));
-    for (int i = 0; i < n; ++i) t[i] = static_cast<int32_t>((i * 37u + salt * 11u + 5u) % static_cast<uint32_t>(vocab));
-    return t;
-}
-
-std::vector<int32_t> all_rows(int n) {
-    std::vector<int32_t> r(static_cast<std::size_t>(n));
-    std::iota(r.begin(), r.end(), 0);
-    return r;
-}
 
 struct RunOptions {
     const KvOverride* ovr = nullptr;
@@ -143,8 +130,8 @@ TEST_P(CudaBackendFamily, DenseForwardMatchesCpu) {
     EXPECT_EQ(p->gpu->name(), "cuda");
     const ModelConfig& c = p->config();
     const int n = 21;
-    const auto tokens = canvas(n, c.vocab_size);
-    const auto rows = all_rows(n);
+    const auto tokens = pattern_canvas(n, c.vocab_size);
+    const auto rows = row_range(0, n);
     auto cc = p->cpu->make_cache(n), gc = p->gpu->make_cache(n);
     const auto want = run(*p->cpu, tokens, rows, *cc, {nullptr, true});
     const auto got = run(*p->gpu, tokens, rows, *gc, {nullptr, true});
@@ -158,7 +145,7 @@ TEST_P(CudaBackendFamily, DenseForwardMatchesCpu) {
     EXPECT_FALSE(gc->has(n));
     // Another canvas gives other logits: the tolerance is far below what a wrong input would do.
     auto gc2 = p->gpu->make_cache(n);
-    const auto other = run(*p->gpu, canvas(n, c.vocab_size, 7), rows, *gc2);
+    const auto other = run(*p->gpu, pattern_canvas(n, c.vocab_size, 7), rows, *gc2);
     EXPECT_GT(logits_error(other, want), 5 * kLogitsTol);
 }
 
@@ -168,10 +155,10 @@ TEST_P(CudaBackendFamily, SparseForwardWithCachedKvMatchesCpu) {
     DLM_REQUIRE_GPU();
     auto p = make_pair(GetParam(), 2);
     const int n = 24, V = p->config().vocab_size;
-    const auto before = canvas(n, V, 3);
+    const auto before = pattern_canvas(n, V, 3);
     auto cc = p->cpu->make_cache(n), gc = p->gpu->make_cache(n);
-    run(*p->cpu, before, all_rows(n), *cc);
-    const auto dense_gpu = run(*p->gpu, before, all_rows(n), *gc);
+    run(*p->cpu, before, row_range(0, n), *cc);
+    const auto dense_gpu = run(*p->gpu, before, row_range(0, n), *gc);
     auto after = before;
     for (int i = 0; i < n; ++i) after[i] = (after[i] + 13) % V;
     for (const std::vector<int32_t>& rows :
@@ -181,8 +168,8 @@ TEST_P(CudaBackendFamily, SparseForwardWithCachedKvMatchesCpu) {
         const auto got = run(*p->gpu, after, rows, *gc);
         EXPECT_LT(logits_error(got, want), kLogitsTol) << "rows from " << rows.front();
         // Restore both caches to the dense state of `before` for the next subset.
-        run(*p->cpu, before, all_rows(n), *cc);
-        run(*p->gpu, before, all_rows(n), *gc);
+        run(*p->cpu, before, row_range(0, n), *cc);
+        run(*p->gpu, before, row_range(0, n), *gc);
     }
     // Recomputing a subset of an unchanged canvas reproduces the dense rows.
     const std::vector<int32_t> subset = {2, 9, 10, 11, 20};
@@ -200,7 +187,7 @@ TEST(CudaBackend, CausalPrefixThenExtensionMatchesCpu) {
     DLM_REQUIRE_GPU();
     auto p = make_pair(Family::Qwen2, 3);
     const int n = 16, V = p->config().vocab_size;
-    const auto tokens = canvas(n, V, 5);
+    const auto tokens = pattern_canvas(n, V, 5);
     auto cc = p->cpu->make_cache(32), gc = p->gpu->make_cache(32);  // a cache longer than the canvas
     const std::vector<int32_t> prefix = {0, 1, 2, 3, 4, 5, 6}, rest = {7, 8, 9, 10, 11, 12, 13, 14, 15};
     EXPECT_LT(logits_error(run(*p->gpu, tokens, prefix, *gc), run(*p->cpu, tokens, prefix, *cc)), kLogitsTol);
@@ -209,9 +196,9 @@ TEST(CudaBackend, CausalPrefixThenExtensionMatchesCpu) {
     auto changed = tokens;
     for (int i = 10; i < n; ++i) changed[i] = (changed[i] + 9) % V;
     auto g2 = p->gpu->make_cache(n);
-    const auto a = run(*p->gpu, changed, all_rows(n), *g2);
+    const auto a = run(*p->gpu, changed, row_range(0, n), *g2);
     auto g3 = p->gpu->make_cache(n);
-    const auto b = run(*p->gpu, tokens, all_rows(n), *g3);
+    const auto b = run(*p->gpu, tokens, row_range(0, n), *g3);
     for (int i = 0; i < 10; ++i) EXPECT_LT(max_diff(a[i], b[i]), 1e-4) << "row " << i;
     EXPECT_GT(max_diff(a[12], b[12]), 1e-3);
 }
@@ -224,7 +211,7 @@ TEST(CudaBackend, CausalLseAndProbabilitiesMatchCpu) {
     DLM_REQUIRE_GPU();
     auto p = make_pair(Family::Qwen2, 10);
     const int n = 80, V = p->config().vocab_size;
-    const auto tokens = canvas(n, V, 8);
+    const auto tokens = pattern_canvas(n, V, 8);
     auto compare = [&](const std::vector<int32_t>& rows, KvCache& cc, KvCache& gc, const std::string& what) {
         const auto want = run(*p->cpu, tokens, rows, cc, {nullptr, true, true});
         const auto got = run(*p->gpu, tokens, rows, gc, {nullptr, true, true});
@@ -249,7 +236,7 @@ TEST(CudaBackend, CausalLseAndProbabilitiesMatchCpu) {
     };
     {
         auto cc = p->cpu->make_cache(n), gc = p->gpu->make_cache(n);
-        compare(all_rows(n), *cc, *gc, "dense");
+        compare(row_range(0, n), *cc, *gc, "dense");
         compare({3, 17, 63, 64, 65, 79}, *cc, *gc, "scattered rows over the cache");
     }
     auto cc = p->cpu->make_cache(96), gc = p->gpu->make_cache(96);
@@ -270,7 +257,7 @@ struct ShadowCanvas {
 ShadowCanvas shadow_canvas(const ModelConfig& c, int n, int twin_first, int count) {
     ShadowCanvas s;
     const int32_t mask = c.mask_token_id >= 0 ? c.mask_token_id : 0;
-    s.tokens = canvas(n, c.vocab_size, 12);
+    s.tokens = pattern_canvas(n, c.vocab_size, 12);
     for (int i : {n - 1, n - 2, twin_first + 1}) s.tokens[static_cast<std::size_t>(i)] = mask;
     s.tokens.resize(static_cast<std::size_t>(n + count), mask);
     s.position_ids.resize(static_cast<std::size_t>(n + count));
@@ -294,7 +281,7 @@ TEST(CudaBackend, ShadowBlockForwardMatchesCpu) {
         const int n = 70, twin_first = 50, count = 12;  // the block straddles the 64-column tile edge
         const ShadowCanvas s = shadow_canvas(c, n, twin_first, count);
         const int total = n + count;
-        const auto rows = all_rows(total);
+        const auto rows = row_range(0, total);
         RunOptions o;
         o.want_lse = true;
         o.want_attention = true;
@@ -346,19 +333,19 @@ TEST(CudaBackend, ExplicitPositionIdsMatchCpu) {
         const std::string what(family_name(family));
         auto p = make_pair(family, 11);
         const int n = 20;
-        const auto tokens = canvas(n, p->config().vocab_size, 13);
+        const auto tokens = pattern_canvas(n, p->config().vocab_size, 13);
         std::vector<int32_t> positions;
         for (int i = 0; i < n; ++i) positions.push_back(3 * i + 7);
         RunOptions o;
         o.want_lse = true;
         o.position_ids = positions;
         auto cc = p->cpu->make_cache(n), gc = p->gpu->make_cache(n);
-        const auto want = run(*p->cpu, tokens, all_rows(n), *cc, o);
-        const auto got = run(*p->gpu, tokens, all_rows(n), *gc, o);
+        const auto want = run(*p->cpu, tokens, row_range(0, n), *cc, o);
+        const auto got = run(*p->gpu, tokens, row_range(0, n), *gc, o);
         EXPECT_LT(logits_error(got, want), kLogitsTol) << what;
         EXPECT_LT(max_diff(p->gpu->attention_lse(0), p->cpu->attention_lse(0)), kLseTol) << what;
         auto identity_cache = p->gpu->make_cache(n);
-        EXPECT_GT(logits_error(run(*p->gpu, tokens, all_rows(n), *identity_cache), want), 3 * kLogitsTol) << what;
+        EXPECT_GT(logits_error(run(*p->gpu, tokens, row_range(0, n), *identity_cache), want), 3 * kLogitsTol) << what;
 
         const std::vector<int32_t> rows = {2, 9, 10, 19};
         EXPECT_LT(logits_error(run(*p->gpu, tokens, rows, *gc, o), run(*p->cpu, tokens, rows, *cc, o)), kLogitsTol)
@@ -372,7 +359,7 @@ TEST(CudaBackend, MalformedAttentionLayoutsAreRefused) {
     auto p = make_pair(Family::Llada, 12);
     const int n = 10, count = 3;
     const ShadowCanvas good = shadow_canvas(p->config(), n, 4, count);
-    const auto rows = all_rows(n + count);
+    const auto rows = row_range(0, n + count);
     auto cache = p->gpu->make_cache(n + count);
     auto expect_refused = [&](Backend& be, KvCache& c, const ShadowCanvas& s, const std::string& needle) {
         RunOptions o;
@@ -408,15 +395,15 @@ TEST(CudaBackend, BatchOfTwoItemsMatchesCpuAndSeparateCalls) {
     DLM_REQUIRE_GPU();
     auto p = make_pair(Family::Dream, 4);
     const int n = 18, V = p->config().vocab_size;
-    const auto t0 = canvas(n, V, 1), t1 = canvas(n, V, 2);
+    const auto t0 = pattern_canvas(n, V, 1), t1 = pattern_canvas(n, V, 2);
     const std::vector<int32_t> rows0 = {1, 2, 3, 7, 12}, head0 = {2, 7, 12};
-    const auto rows1 = all_rows(n);
+    const auto rows1 = row_range(0, n);
     const std::vector<int32_t> head1 = {0, 9, 17};
     std::vector<std::vector<float>> alone[2];
     std::vector<float> alone_lse;
     {
         auto g0 = p->gpu->make_cache(n), g1 = p->gpu->make_cache(n);
-        run(*p->gpu, t0, all_rows(n), *g0);
+        run(*p->gpu, t0, row_range(0, n), *g0);
         ForwardItem a;
         a.tokens = t0;
         a.rows = rows0;
@@ -439,7 +426,7 @@ TEST(CudaBackend, BatchOfTwoItemsMatchesCpuAndSeparateCalls) {
     Backend* backends[2] = {p->cpu.get(), p->gpu.get()};
     for (int be = 0; be < 2; ++be) {
         auto c0 = backends[be]->make_cache(n), c1 = backends[be]->make_cache(n);
-        run(*backends[be], t0, all_rows(n), *c0);
+        run(*backends[be], t0, row_range(0, n), *c0);
         ForwardItem items[2];
         items[0].tokens = t0;
         items[0].rows = rows0;
@@ -478,7 +465,7 @@ TEST(CudaBackend, KvOverrideMatchesCpu) {
         const ModelConfig& c = p->config();
         const int n = 14, V = c.vocab_size;
         const int mask = c.mask_token_id >= 0 ? c.mask_token_id : V - 1;
-        const auto previous = canvas(n, V, 4);
+        const auto previous = pattern_canvas(n, V, 4);
         const std::vector<int32_t> seeds = {3, 8, 9};
         auto current = previous;
         for (int s : seeds) current[s] = mask;
@@ -493,7 +480,7 @@ TEST(CudaBackend, KvOverrideMatchesCpu) {
                 for (int be = 0; be < 2; ++be) {
                     Backend& b = *backends[be];
                     auto prev_cache = b.make_cache(n);
-                    run(b, previous, all_rows(n), *prev_cache);
+                    run(b, previous, row_range(0, n), *prev_cache);
                     auto snapshot = b.make_cache(n);
                     snapshot->copy_rows_from(*prev_cache, seeds);
                     KvOverride o;
@@ -502,7 +489,7 @@ TEST(CudaBackend, KvOverrideMatchesCpu) {
                     o.self_sees_fresh = self_sees_fresh;
                     o.closed_form = closed_form;
                     auto cache = b.make_cache(n);
-                    logits[be] = run(b, current, all_rows(n), *cache, {&o, true, true});
+                    logits[be] = run(b, current, row_range(0, n), *cache, {&o, true, true});
                     lse[be] = b.attention_lse(0);
                     probs[be] = b.last_layer_attention(0);
                     EXPECT_TRUE(cache->has(3)) << what;
@@ -521,16 +508,16 @@ TEST(CudaBackend, KvOverrideMatchesCpu) {
         }
         // The override matters (so the comparisons above test it).
         auto cache = p->gpu->make_cache(n);
-        const auto plain = run(*p->gpu, current, all_rows(n), *cache);
+        const auto plain = run(*p->gpu, current, row_range(0, n), *cache);
         auto prev_cache = p->gpu->make_cache(n);
-        run(*p->gpu, previous, all_rows(n), *prev_cache);
+        run(*p->gpu, previous, row_range(0, n), *prev_cache);
         auto snapshot = p->gpu->make_cache(n);
         snapshot->copy_rows_from(*prev_cache, seeds);
         KvOverride o;
         o.positions = seeds;
         o.source = snapshot.get();
         auto cache2 = p->gpu->make_cache(n);
-        const auto overridden = run(*p->gpu, current, all_rows(n), *cache2, {&o});
+        const auto overridden = run(*p->gpu, current, row_range(0, n), *cache2, {&o});
         EXPECT_GT(logits_error(overridden, plain), 3 * kLogitsTol) << family_name(family);
     }
 }
@@ -541,10 +528,10 @@ TEST(CudaBackend, KvCacheCopyRowsFromServesForwards) {
     DLM_REQUIRE_GPU();
     auto p = make_pair(Family::Llada, 6);
     const int n = 20, V = p->config().vocab_size;
-    const auto tokens = canvas(n, V, 9);
+    const auto tokens = pattern_canvas(n, V, 9);
     auto a = p->gpu->make_cache(n), b = p->gpu->make_cache(n);
-    run(*p->gpu, tokens, all_rows(n), *a);
-    std::vector<int32_t> shuffled = all_rows(n);
+    run(*p->gpu, tokens, row_range(0, n), *a);
+    std::vector<int32_t> shuffled = row_range(0, n);
     std::reverse(shuffled.begin(), shuffled.begin() + 7);
     std::swap(shuffled[10], shuffled[15]);
     b->copy_rows_from(*a, shuffled);
@@ -569,7 +556,7 @@ TEST(CudaBackend, RowsComputedAndBadRequestsLikeCpu) {
     auto p = make_pair(Family::Llada, 7);
     Backend& be = *p->gpu;
     const int n = 10, V = p->config().vocab_size;
-    const auto tokens = canvas(n, V);
+    const auto tokens = pattern_canvas(n, V);
     auto cache = be.make_cache(n);
     auto expect_error = [&](const ForwardItem& item, const std::string& part) {
         try {
@@ -579,7 +566,7 @@ TEST(CudaBackend, RowsComputedAndBadRequestsLikeCpu) {
             EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
         }
     };
-    const auto rows = all_rows(n);
+    const auto rows = row_range(0, n);
     {
         ForwardItem it;
         it.tokens = tokens;
@@ -656,11 +643,11 @@ TEST(CudaBackend, RowStatsMatchCpuReferenceOnTheSameLogits) {
     const ModelConfig& c = p->config();
     const int n = 12, V = c.vocab_size;
     const int mask = c.mask_token_id;
-    auto cond = canvas(n, V, 6);
+    auto cond = pattern_canvas(n, V, 6);
     for (int i = 5; i < n; ++i) cond[i] = mask;
     auto uncond = cond;
     for (int i = 0; i < 5; ++i) uncond[i] = mask;
-    const std::vector<int32_t> rows = all_rows(n), head = {5, 6, 7, 8, 9, 10, 11};
+    const std::vector<int32_t> rows = row_range(0, n), head = {5, 6, 7, 8, 9, 10, 11};
     auto c0 = be.make_cache(n), c1 = be.make_cache(n);
     ForwardItem items[2];
     items[0].tokens = cond;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <numeric>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -135,6 +136,25 @@ RandomCheckpoint write_random_checkpoint(const std::filesystem::path& dir, Famil
 ModelWeights load_random_checkpoint(const RandomCheckpoint& checkpoint) {
     ModelConfig config = load_model_config(checkpoint.config_json);
     return bind_weights(config, WeightStore::open(checkpoint.dir));
+}
+
+void load_random_model(RandomModel& model, Family family, const RandomCheckpointOptions& options) {
+    model.ck = write_random_checkpoint(model.dir.path(), family, options);
+    model.weights = load_random_checkpoint(model.ck);
+}
+
+std::vector<int32_t> pattern_canvas(int n, int vocab, uint32_t salt) {
+    std::vector<int32_t> t(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i)
+        t[static_cast<std::size_t>(i)] =
+            static_cast<int32_t>((static_cast<uint32_t>(i) * 37u + salt * 11u + 5u) % static_cast<uint32_t>(vocab));
+    return t;
+}
+
+std::vector<int32_t> row_range(int first, int count) {
+    std::vector<int32_t> r(static_cast<std::size_t>(count));
+    std::iota(r.begin(), r.end(), first);
+    return r;
 }
 
 }  // namespace dlm::test

@@ -52,5 +52,23 @@ RandomCheckpoint write_random_checkpoint(const std::filesystem::path& dir, Famil
 // The engine's own loading path: load_model_config + WeightStore::open + bind_weights.
 ModelWeights load_random_checkpoint(const RandomCheckpoint& checkpoint);
 
+// A random checkpoint in its own scratch folder, loaded through the engine: the base of the
+// backend tests' fixtures (which add the backends they compare).
+struct RandomModel {
+    explicit RandomModel(const std::string& tag = "dlm-random-model") : dir(tag) {}
+    ScratchDir dir;
+    RandomCheckpoint ck;
+    ModelWeights weights;
+    const ModelConfig& config() const { return weights.config; }
+};
+
+// Writes the checkpoint into model.dir and loads it into model.ck / model.weights.
+void load_random_model(RandomModel& model, Family family, const RandomCheckpointOptions& options = {});
+
+// Deterministic canvas tokens in [0, vocab): a fixed pattern, shifted by `salt`.
+std::vector<int32_t> pattern_canvas(int n, int vocab, uint32_t salt = 0);
+// first, first + 1, ..., first + count - 1.
+std::vector<int32_t> row_range(int first, int count);
+
 
 }  // namespace dlm::test
