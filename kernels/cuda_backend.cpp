@@ -332,12 +332,8 @@ void CudaBackend::forward(std::span<const ForwardItem> batch) {
     pack_->upload("forward metadata upload");
     const cudaStream_t s = stream_->get();
 
-    for (const ItemRun& it : runs_) {
-        it.cache->mark(it.item->rows, false);
-        if (it.want_attention)
-            cuda::check(cudaMemsetAsync(it.probs, 0, static_cast<std::size_t>(it.m) * it.n * sizeof(float), s),
-                        "attention probabilities clear");
-    }
+    // launch_attention_probs writes every entry (hidden columns as 0), so nothing is cleared here.
+    for (const ItemRun& it : runs_) it.cache->mark(it.item->rows, false);
     const int rows = static_cast<int>(rows_);
     if (rows > 0) {
         cuda::launch_embedding_gather(weights_->embedding(), pack_->device<int32_t>(at_tokens_), rows, c.d_model,
