@@ -10,18 +10,9 @@
 #include "decode/flops.h"
 #include "util/counter_rng.h"
 #include "util/error.h"
+#include "util/median.h"
 
 namespace dlm {
-
-namespace {
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
 
 ForwardBenchResult run_forward_bench(const ForwardBenchOptions& o) {
     if (o.lengths.empty()) throw Error("forward bench: no canvas lengths given");

@@ -8,16 +8,11 @@
 
 #include "util/counter_rng.h"
 #include "util/error.h"
+#include "util/median.h"
 
 namespace dlm {
 
 namespace {
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 void validate(const StepBenchOptions& o, const ModelConfig& c) {
     if (o.lengths.empty()) throw Error("step bench: no canvas lengths given");
