@@ -2,6 +2,7 @@
 
 #include <QColor>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QJSEngine>
 #include <QSettings>
@@ -12,6 +13,7 @@
 #include "csv_export.h"
 #include "decode/decode_settings.h"
 #include "decode/strategy.h"
+#include "eval/eval_example.h"
 #include "text_diff.h"
 #include "trace/trace_io.h"
 
@@ -19,14 +21,36 @@ namespace {
 
 AppController* g_instance = nullptr;
 
-const char* kDefaultPrompt =
-    "Sam buys 3 notebooks at $4 each and 2 pens at $3 each. How much does Sam spend in total?";
+// The worked examples, embedded in the app from resources/eval/examples.jsonl (the single copy).
+QVariantList loadExamples() {
+    QFile f(QStringLiteral(":/Dlmscope/examples.jsonl"));
+    QVariantList out;
+    if (!f.open(QIODevice::ReadOnly)) return out;
+    try {
+        for (const dlm::EvalExample& e : dlm::parse_eval_jsonl(f.readAll().toStdString(), "examples.jsonl")) {
+            QString family = QString::fromStdString(e.family);
+            QString label = family;
+            label.replace('_', ' ');
+            label[0] = label[0].toUpper();
+            out.push_back(QVariantMap{{"family", family},
+                                      {"label", label},
+                                      {"prompt", QString::fromStdString(e.prompt)},
+                                      {"answer", QString::fromStdString(e.answer)},
+                                      {"genLength", e.gen_length > 0 ? e.gen_length : 64}});
+        }
+    } catch (const std::exception&) {
+        // A broken embedded file is a build error caught by the tests; the app still starts.
+    }
+    return out;
+}
 
-// The app's starting point: the engine's defaults, sized for the embedded tiny model.
-QVariantMap defaultSettings() {
+// The app's starting point: the engine's defaults with a canvas that holds the whole answer of
+// the default example (the first worked example), in blocks of 32.
+QVariantMap defaultSettings(const QVariantList& examples) {
     dlm::DecodeSettings s;
-    s.gen_length = 64;
-    s.steps = 64;
+    const int gen = examples.isEmpty() ? 64 : examples.front().toMap().value("genLength").toInt();
+    s.gen_length = gen;
+    s.steps = gen;
     s.block_length = 32;
     QVariantMap m;
     for (const auto& [k, v] : s.to_map()) m.insert(QString::fromStdString(k), QString::fromStdString(v));
@@ -68,8 +92,11 @@ AppController::AppController(Options options, QObject* parent) : QObject(parent)
     qRegisterMetaType<TraceSummaryPtr>();
     qRegisterMetaType<ModelInfo>();
     buildCatalogue();
-    prompt_ = QString::fromUtf8(kDefaultPrompt);
-    settings_ = defaultSettings();
+    examples_ = loadExamples();
+    prompt_ = examples_.isEmpty() ? QString() : examples_.front().toMap().value("prompt").toString();
+    settings_ = defaultSettings(examples_);
+    for (RunView* v : {&run_, &compare_})
+        v->setAnswerLookup([this](const QString& prompt) { return answerFor(prompt); });
     applyPreset(preset_index_);
     compare_settings_ = settings_;
     applyComparePreset(compare_preset_index_);
@@ -266,8 +293,37 @@ void AppController::applyComparePreset(int index) {
     saveSettings();
 }
 
+int AppController::exampleIndex() const {
+    for (int i = 0; i < examples_.size(); ++i)
+        if (examples_[i].toMap().value("prompt").toString() == prompt_) return i;
+    return -1;
+}
+
+QString AppController::answerFor(const QString& prompt) const {
+    for (const auto& e : examples_) {
+        const QVariantMap m = e.toMap();
+        if (m.value("prompt").toString() == prompt.trimmed()) return m.value("answer").toString();
+    }
+    return {};
+}
+
+void AppController::useExample(int index) {
+    if (index < 0 || index >= examples_.size()) return;
+    const QVariantMap e = examples_[index].toMap();
+    const int gen = e.value("genLength").toInt();
+    // The whole answer must fit: the canvas follows the example; steps follow when they did.
+    const bool steps_followed = settings_.value("steps").toInt() == settings_.value("gen_length").toInt();
+    int block = settings_.value("block_length").toInt();
+    if (block > gen) block = gen;
+    while (block > 1 && gen % block != 0) --block;  // blocks must tile the canvas
+    setSetting(QStringLiteral("gen_length"), gen);
+    if (settings_.value("block_length").toInt() > 0) setSetting(QStringLiteral("block_length"), block);
+    if (steps_followed) setSetting(QStringLiteral("steps"), gen);
+    setPrompt(e.value("prompt").toString());
+}
+
 void AppController::resetSettings() {
-    settings_ = defaultSettings();
+    settings_ = defaultSettings(examples_);
     applyPreset(0);
     applyComparePreset(presets_.size() > 1 ? 1 : 0);
 }

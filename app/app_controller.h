@@ -60,6 +60,11 @@ class AppController : public QObject {
     Q_PROPERTY(double replaySpeed READ replaySpeed WRITE setReplaySpeed NOTIFY replaySpeedChanged)
     Q_PROPERTY(QVariantList legend READ legend CONSTANT)
     Q_PROPERTY(int framesApplied READ framesApplied NOTIFY framesAppliedChanged)
+    // Worked examples, one per task family of the embedded model (resources/eval/examples.jsonl):
+    // {family, label, prompt, answer, genLength}. The first is the default prompt.
+    Q_PROPERTY(QVariantList examples READ examples CONSTANT)
+    // The example the current prompt is, or -1 when it was edited into something else.
+    Q_PROPERTY(int exampleIndex READ exampleIndex NOTIFY promptChanged)
 
 public:
     struct Options {
@@ -117,6 +122,10 @@ public:
     void setReplaySpeed(double s);
     QVariantList legend() const;
     int framesApplied() const { return frames_applied_; }
+    QVariantList examples() const { return examples_; }
+    int exampleIndex() const;
+    // The known answer of a prompt that is one of the worked examples; "" otherwise.
+    QString answerFor(const QString& prompt) const;
 
     // Actions (all return at once; results arrive as property changes).
     Q_INVOKABLE void loadModel(const QString& dirOrUrl);
@@ -128,6 +137,8 @@ public:
     Q_INVOKABLE void resume();
     Q_INVOKABLE void stepOnce();     // one decode step while paused; else one replay step
     Q_INVOKABLE void stop();
+    // Puts a worked example in the prompt and sizes the canvas for its whole answer.
+    Q_INVOKABLE void useExample(int index);
     Q_INVOKABLE void setSetting(const QString& key, const QVariant& value);
     Q_INVOKABLE void setCompareSetting(const QString& key, const QVariant& value);
     Q_INVOKABLE void applyPreset(int index);
@@ -189,6 +200,7 @@ private:
     QThread thread_;
     DecodeWorker* worker_ = nullptr;
     RunView run_, compare_;
+    QVariantList examples_;
     ModelInfo model_;
     bool model_loaded_ = false, loading_ = false;
     bool switching_backend_ = false;  // the current load moves the model to another backend

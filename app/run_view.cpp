@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cell_style.h"
+#include "eval/eval_example.h"
 
 RunView::RunView(QObject* parent) : QObject(parent) {}
 
@@ -19,6 +20,7 @@ int RunView::blockLength() const {
 
 void RunView::begin(TraceHeaderPtr header) {
     history_.reset(std::move(header));
+    expected_answer_ = answer_lookup_ && history_.header() ? answer_lookup_(promptText()) : QString();
     flushed_ = 0;
     view_step_ = -1;
     stats_.clear();
@@ -127,6 +129,17 @@ QString RunView::textAt(int step) const {
 QString RunView::answerText() const {
     if (complete() && view_step_ == history_.stepCount() - 1) return QString::fromStdString(history_.summary()->text);
     return textAt(view_step_);
+}
+
+QString RunView::predictedAnswer() const {
+    if (!complete()) return {};
+    return QString::fromStdString(dlm::extract_answer(history_.summary()->text));
+}
+
+QString RunView::verdict() const {
+    if (!complete() || expected_answer_.isEmpty()) return {};
+    return dlm::answer_matches(predictedAnswer().toStdString(), expected_answer_.toStdString()) ? QStringLiteral("correct")
+                                                                                              : QStringLiteral("wrong");
 }
 
 QVariantMap RunView::totals() const {

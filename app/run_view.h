@@ -2,6 +2,8 @@
 // One run as the UI shows it: its recorded history, the canvas at the shown step, the per-step
 // statistics and the step being viewed (live: the newest; scrubbing: any past one). Steps are
 // recorded the moment they arrive and applied to the models at screen rate by flush().
+#include <functional>
+
 #include <QObject>
 #include <QVariantList>
 #include <QtQml/qqmlregistration.h>
@@ -31,6 +33,12 @@ class RunView : public QObject {
     Q_PROPERTY(QString settingsText READ settingsText NOTIFY runReset)
     Q_PROPERTY(QString answerText READ answerText NOTIFY viewStepChanged)
     Q_PROPERTY(QVariantMap totals READ totals NOTIFY viewStepChanged)
+    // The known answer of the run's prompt (a worked example), the answer the run gave (text after
+    // the last "####") and the verdict once it is complete: "" (no known answer / not complete),
+    // "correct" or "wrong".
+    Q_PROPERTY(QString expectedAnswer READ expectedAnswer NOTIFY runReset)
+    Q_PROPERTY(QString predictedAnswer READ predictedAnswer NOTIFY summaryChanged)
+    Q_PROPERTY(QString verdict READ verdict NOTIFY summaryChanged)
 
 public:
     explicit RunView(QObject* parent = nullptr);
@@ -64,6 +72,11 @@ public:
     QString settingsText() const;
     QString answerText() const;
     QVariantMap totals() const;
+    QString expectedAnswer() const { return expected_answer_; }
+    QString predictedAnswer() const;
+    QString verdict() const;
+    // Maps a run's prompt to its known answer ("" when none); consulted when a run begins.
+    void setAnswerLookup(std::function<QString(const QString& prompt)> lookup) { answer_lookup_ = std::move(lookup); }
 
     // Everything the inspector shows about a position up to the viewed step.
     Q_INVOKABLE QVariantMap positionDetails(int pos) const;
@@ -85,4 +98,6 @@ private:
     int view_step_ = -1;
     bool following_ = true;
     int flushed_ = 0;
+    std::function<QString(const QString&)> answer_lookup_;
+    QString expected_answer_;
 };

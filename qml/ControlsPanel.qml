@@ -74,6 +74,29 @@ Rectangle {
                 Layout.fillWidth: true
             }
 
+            // Worked examples with known answers: the run then says whether its answer is right.
+            RowLayout {
+                Layout.fillWidth: true
+                Label { text: qsTr("Example"); color: Theme.dim; font.pixelSize: Theme.small }
+                ComboBox {
+                    id: exampleBox
+                    objectName: "exampleBox"
+                    Layout.fillWidth: true
+                    implicitHeight: 28
+                    model: App.examples.map(e => e.label).concat([qsTr("(your own prompt)")])
+                    currentIndex: App.exampleIndex >= 0 ? App.exampleIndex : App.examples.length
+                    onActivated: (i) => { if (i < App.examples.length) App.useExample(i) }
+                }
+            }
+            Label {
+                objectName: "knownAnswer"
+                visible: App.exampleIndex >= 0
+                text: App.exampleIndex >= 0 ? qsTr("Known answer: %1 (canvas %2 tokens)")
+                                              .arg(App.examples[App.exampleIndex].answer)
+                                              .arg(App.examples[App.exampleIndex].genLength) : ""
+                color: Theme.dim; font.pixelSize: 10
+                Layout.fillWidth: true
+            }
             Label { text: qsTr("Prompt"); color: Theme.dim; font.pixelSize: Theme.small }
             TextArea {
                 id: promptEdit

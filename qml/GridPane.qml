@@ -68,6 +68,31 @@ Rectangle {
             maximumLineCount: 4
             elide: Text.ElideRight
         }
+        // Right or wrong, for a worked example whose answer is known.
+        Rectangle {
+            objectName: "verdictBadge"
+            visible: pane.run !== null && pane.run.verdict !== ""
+            Layout.fillWidth: true
+            implicitHeight: verdictText.implicitHeight + 8
+            radius: 4
+            color: pane.run && pane.run.verdict === "correct" ? "#1f3d2a" : "#4a2226"
+            border.color: pane.run && pane.run.verdict === "correct" ? "#3fb950" : Theme.error
+            Text {
+                id: verdictText
+                anchors.fill: parent
+                anchors.margins: 4
+                verticalAlignment: Text.AlignVCenter
+                color: Theme.text
+                font.pixelSize: Theme.body
+                font.bold: true
+                wrapMode: Text.Wrap
+                text: !pane.run || pane.run.verdict === "" ? ""
+                      : pane.run.verdict === "correct" ? qsTr("✓ Correct: %1").arg(pane.run.expectedAnswer)
+                      : qsTr("✗ Wrong: answered “%1”, the answer is %2")
+                            .arg(pane.run.predictedAnswer !== "" ? pane.run.predictedAnswer : qsTr("(no #### answer)"))
+                            .arg(pane.run.expectedAnswer)
+            }
+        }
     }
 
     // Hover card: the hovered cell's token, state and best candidates at the shown step.

@@ -86,7 +86,7 @@ run_main() {
       exec "$app" --model "$model" "$@"
     fi
   else
-    "$BUILD/tools/cli/dlmscope-cli" run --model "$model" --live \
+    "$BUILD/tools/cli/dlmscope-cli" run --model "$model" --live --gen-len "${DLM_GEN_LEN:-160}" \
       --prompt "${DLM_PROMPT:-Sam buys 3 notebooks at \$4 each and 2 pens at \$3 each. How much does Sam spend in total?}" "$@"
   fi
 }

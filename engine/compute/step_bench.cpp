@@ -78,8 +78,7 @@ StepBenchReport run_step_bench(Backend& backend, const RooflineRates& rates, con
                     head_index[bi].resize(head[bi].size());
                     std::iota(head_index[bi].begin(), head_index[bi].end(), 0);
                 }
-                auto step = [&] {
-                    backend.forward(items);
+                auto stats = [&] {
                     for (int b = 0; b < batch; ++b) {
                         RowStatsRequest req;
                         req.item = b;
@@ -89,6 +88,10 @@ StepBenchReport run_step_bench(Backend& backend, const RooflineRates& rates, con
                         (void)backend.row_stats(req);
                     }
                 };
+                auto step = [&] {
+                    backend.forward(items);
+                    stats();
+                };
                 for (int w = 0; w < o.warmup; ++w) step();
                 std::vector<double> secs;
                 for (int r = 0; r < o.reps; ++r) {
@@ -96,7 +99,17 @@ StepBenchReport run_step_bench(Backend& backend, const RooflineRates& rates, con
                     step();
                     secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
                 }
+                // The logits of the last step stay put, so the statistics can be timed on their own
+                // (row_stats waits for the device, hence the untimed first call after the forward).
+                stats();
+                std::vector<double> stat_secs;
+                for (int r = 0; r < o.reps; ++r) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    stats();
+                    stat_secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+                }
                 StepTiming t;
+                t.stats_seconds = median(stat_secs);
                 t.fraction = fraction;
                 t.rows = static_cast<int>(rows[0].size());
                 t.head_rows = static_cast<int>(head[0].size());
@@ -158,6 +171,8 @@ std::string step_bench_json(const StepBenchReport& r) {
         j["tflops"] = t.seconds > 0 ? t.cost.flops / t.seconds / 1e12 : 0.0;
         j["flops"] = t.cost.flops;
         j["bytes"] = t.cost.bytes();
+        j["stats_ms"] = t.stats_seconds * 1e3;
+        j["stats_share"] = t.seconds > 0 ? t.stats_seconds / t.seconds : 0.0;
         j["roofline_ms"] = t.roofline_seconds * 1e3;
         j["roofline_pct"] = t.seconds > 0 ? 100.0 * t.roofline_seconds / t.seconds : 0.0;
         if (dense_seconds > 0) j["ratio_to_dense"] = t.seconds / dense_seconds;

@@ -32,6 +32,9 @@ struct StepTiming {
     int head_rows = 0;       // rows through the LM head per canvas
     double seconds = 0;      // median wall time of one step
     double min_seconds = 0;
+    // Median wall time of the step's row statistics alone (argmax/confidence of the head rows and
+    // their download), re-run on the logits the step left: the sampling share of the step.
+    double stats_seconds = 0;
     StepCost cost;           // of the whole batch
     double roofline_seconds = 0;
 };

@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QQmlApplicationEngine>
+#include <QQuickItem>
 #include <QQuickWindow>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -83,6 +84,13 @@ private Q_SLOTS:
         QVERIFY(w.window);
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+        // The first run is the first worked example on a canvas that holds its whole answer.
+        QVERIFY(!c.examples().isEmpty());
+        const QVariantMap first = c.examples().front().toMap();
+        QCOMPARE(c.prompt(), first.value("prompt").toString());
+        QCOMPARE(c.exampleIndex(), 0);
+        QCOMPARE(c.settings().value("gen_length").toInt(), first.value("genLength").toInt());
+        QVERIFY(first.value("genLength").toInt() >= 160);
 
         // The UI thread's heartbeat: the longest gap between two 5 ms ticks during the decode.
         QElapsedTimer clock;
@@ -112,6 +120,15 @@ private Q_SLOTS:
         QVERIFY2(worstGap < 1000, qPrintable(QString("the UI thread stalled for %1 ms").arg(worstGap)));
         QVERIFY(ticks > 3);
 
+        // The run knows the example's answer and says whether it got it; the badge shows it.
+        QCOMPARE(c.run()->expectedAnswer(), first.value("answer").toString());
+        QVERIFY2(c.run()->verdict() == "correct" || c.run()->verdict() == "wrong", qPrintable(c.run()->verdict()));
+        qInfo("default run answered '%s' (expected '%s'): %s", qPrintable(c.run()->predictedAnswer()),
+              qPrintable(c.run()->expectedAnswer()), qPrintable(c.run()->verdict()));
+        QQuickItem* badge = w.find<QQuickItem>("verdictBadge");
+        QVERIFY(badge);
+        QVERIFY(badge->isVisible());
+
         // Every chart got every step.
         for (const char* name : {"flopsChart", "ratioChart", "rowsChart", "tpsChart", "wallChart", "eventsChart"}) {
             QObject* chart = w.find<QObject>(name);
@@ -135,6 +152,38 @@ private Q_SLOTS:
         trace_ = outDir() + "/e2e.ndjson";
         QVERIFY2(c.saveTrace(trace_), qPrintable(c.errorString()));
         QVERIFY(c.exportCsv(outDir() + "/e2e.csv"));
+        AppController::setInstance(nullptr);
+    }
+
+    // The example picker puts a worked example in the prompt, sizes the canvas for its answer (blocks
+    // still tiling it) and the settings stay valid; an edited prompt is nobody's example.
+    void examplePickerSizesTheCanvas() {
+        AppController c(AppController::Options{false, false});
+        AppController::setInstance(&c);
+        Window w;
+        QVERIFY(w.window);
+        QVERIFY2(loadModel(c), qPrintable(c.errorString()));
+        const QVariantList examples = c.examples();
+        QVERIFY(examples.size() >= 6);
+        for (int i = 0; i < examples.size(); ++i) {
+            const QVariantMap e = examples[i].toMap();
+            c.useExample(i);
+            QCOMPARE(c.prompt(), e.value("prompt").toString());
+            QCOMPARE(c.exampleIndex(), i);
+            const int gen = c.settings().value("gen_length").toInt();
+            QCOMPARE(gen, e.value("genLength").toInt());
+            const int block = c.settings().value("block_length").toInt();
+            QVERIFY2(block == 0 || gen % block == 0, qPrintable(QString("block %1 does not tile %2").arg(block).arg(gen)));
+            QCOMPARE(c.answerFor(e.value("prompt").toString()), e.value("answer").toString());
+            QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+        }
+        QQuickItem* known = w.find<QQuickItem>("knownAnswer");
+        QVERIFY(known);
+        QVERIFY(known->isVisible());
+        c.setPrompt(c.prompt() + " Show your work.");
+        QCOMPARE(c.exampleIndex(), -1);
+        QVERIFY(c.answerFor(c.prompt()).isEmpty());
+        QTRY_VERIFY(!known->isVisible());
         AppController::setInstance(nullptr);
     }
 

@@ -86,7 +86,7 @@ TEST(CliBenchToolsUnits, OptionsAndMarkdownOfTheForwardCudaSection) {
     so.warmup = 0;
     const StepBenchReport r = run_step_bench(*be, RooflineRates{1e11, 1e10, "fixed"}, "cpu", so);
     const std::string md = render_forward_cuda_section(r, "tiny", "dlmscope-cli bench ...").render();
-    for (const char* needle : {"| N | batch | dense ms | TFLOP/s | roofline ms | % of roofline | 100% rows: ms (ratio) | "
+    for (const char* needle : {"| N | batch | dense ms | TFLOP/s | roofline ms | % of roofline | statistics ms (share) | 100% rows: ms (ratio) | "
                                "50% rows: ms (ratio) |",
                                "| 96 | 1 |", "| 160 | 2 |", "dlmscope-bench:forward-cuda begin", "roofline ceilings: fixed"})
         EXPECT_NE(md.find(needle), std::string::npos) << needle << " missing in\n" << md;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 
 #include "cli/cli_test_support.h"
 #include "decode/flops.h"
@@ -267,6 +268,68 @@ TEST_F(CliRun, EvalOnAJsonlFile) {
     write_text(file("bad.jsonl"), "{\"family\": \"x\", \"prompt\": \"p\"}\n");
     expect_one_line_error(cli({"eval", "--model", model_dir().string(), "--data", file("bad.jsonl").string()}),
                           "bad.jsonl:1");
+}
+
+TEST_F(CliRun, EvalJobsDecodeExactlyAsOneAtATime) {
+    // Examples side by side on one-thread backends must give the very outputs of a sequential run.
+    const auto data = file("jobs.jsonl");
+    std::string lines;
+    for (int i = 0; i < 5; ++i)
+        lines += "{\"family\": \"f" + std::to_string(i % 2) + "\", \"prompt\": \"case " + std::to_string(i) +
+                 "\", \"answer\": \"x\"}\n";
+    write_text(data, lines);
+    auto one = cli({"eval", "--model", model_dir().string(), "--data", data.string(), "--gen-len", "8", "--jobs", "1",
+                    "--json", "--predictions", file("one.jsonl").string()});
+    auto three = cli({"eval", "--model", model_dir().string(), "--data", data.string(), "--gen-len", "8", "--jobs", "3",
+                      "--json", "--predictions", file("three.jsonl").string()});
+    ASSERT_EQ(one.status, 0) << one.err;
+    ASSERT_EQ(three.status, 0) << three.err;
+    EXPECT_EQ(one.json().at("jobs"), 1);
+    EXPECT_EQ(three.json().at("jobs"), 3);
+    auto outputs = [&](const std::string& name) {
+        std::vector<std::string> out;
+        std::istringstream in(read_text(file(name)));
+        for (std::string l; std::getline(in, l);) out.push_back(nlohmann::json::parse(l).at("output"));
+        return out;
+    };
+    EXPECT_EQ(outputs("one.jsonl"), outputs("three.jsonl"));
+    EXPECT_EQ(outputs("one.jsonl").size(), 5u);
+    expect_one_line_error(cli({"eval", "--model", model_dir().string(), "--data", data.string(), "--jobs", "0"}),
+                          "--jobs");
+}
+
+TEST_F(CliRun, JsonHasTheGeneratedIds) {
+    auto r = run({"--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto ids = r.json().at("generated_ids");
+    ASSERT_TRUE(ids.is_array());
+    EXPECT_EQ(ids.size(), 16u);
+    for (const auto& id : ids) EXPECT_NE(id.get<int>(), ckpt.config.mask_token_id);  // a finished run has no masks
+}
+
+TEST_F(CliRun, DecodeBenchSectionOnATokenizerFreeCheckpoint) {
+    // make-checkpoint writes weights and config only: the decode bench feeds ids and needs none.
+    auto made = cli({"make-checkpoint", "--dims", "tiny", "--out", file("rand").string()});
+    ASSERT_EQ(made.status, 0) << made.err;
+    auto r = cli({"bench", "--section", "decode", "--model", file("rand").string(), "--backend", "cpu", "--gen-lens",
+                  "32", "--prompt-len", "8", "--strategies", "baseline,fast-dllm", "--json", file("d.json").string(),
+                  "--out", file("report.md").string()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string md = read_text(file("report.md"));
+    EXPECT_NE(md.find("End-to-end decode"), std::string::npos) << md;
+    const auto j = nlohmann::json::parse(read_text(file("d.json")));
+    ASSERT_EQ(j.at("runs").size(), 2u);
+    const auto& base = j.at("runs")[0];
+    EXPECT_EQ(base.at("label"), "baseline");
+    EXPECT_EQ(base.at("tokens"), 32);
+    EXPECT_EQ(base.at("forwards"), 32);  // one token per forward, one forward per step
+    EXPECT_DOUBLE_EQ(base.at("speedup").get<double>(), 1.0);
+    EXPECT_GT(base.at("forward_s").get<double>(), 0.0);
+    EXPECT_LE(base.at("forward_s").get<double>() + base.at("stats_s").get<double>(), base.at("wall_s").get<double>());
+    EXPECT_LT(j.at("runs")[1].at("flops_ratio_to_baseline").get<double>(), 1.0);  // the cache saves work
+    expect_one_line_error(cli({"bench", "--section", "decode", "--model", file("rand").string(), "--strategies",
+                               "no-such-preset", "--out", "-"}),
+                          "no-such-preset");
 }
 
 TEST(CliTinyMdlm, RunsTheEmbeddedModel) {

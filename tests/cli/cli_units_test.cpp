@@ -2,6 +2,8 @@
 // the markdown section writer.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "args.h"
 #include "bench_report.h"
 #include "cli/cli_test_support.h"
@@ -130,6 +132,30 @@ TEST(CliEvalData, ReadsTheExamplesCanvasLength) {
     EXPECT_EQ(all[1].gen_length, 0);  // not given: the command line's length applies
     cli_test::write_text(file, "{\"family\": \"a\", \"prompt\": \"p\", \"answer\": \"1\", \"gen_length\": -3}\n");
     EXPECT_THROW(read_eval_jsonl(file), Error);
+}
+
+TEST(CliEvalData, ShippedSplitsAreWellFormed) {
+    // Every split the CLI and the app read: each row has a family, a prompt, an answer and a canvas
+    // long enough to be useful; the worked examples cover every scored family once.
+    const auto dir = std::filesystem::path(DLM_SOURCE_DIR) / "resources" / "eval";
+    std::set<std::string> test_families;
+    for (const auto& e : read_eval_jsonl(dir / "test.jsonl")) test_families.insert(e.family);
+    for (const char* split : {"test", "heldout", "paraphrase", "examples"}) {
+        const auto rows = read_eval_jsonl(dir / (std::string(split) + ".jsonl"));
+        std::set<std::string> families;
+        for (const auto& e : rows) {
+            EXPECT_GE(e.gen_length, 32) << split << ":" << e.line;
+            EXPECT_FALSE(e.answer.empty()) << split << ":" << e.line;
+            families.insert(e.family);
+        }
+        EXPECT_EQ(families, test_families) << split;
+    }
+    const auto examples = read_eval_jsonl(dir / "examples.jsonl");
+    EXPECT_EQ(examples.size(), test_families.size());
+    // The paraphrases are worded unlike any template: none is a prompt of the test split.
+    std::set<std::string> test_prompts;
+    for (const auto& e : read_eval_jsonl(dir / "test.jsonl")) test_prompts.insert(e.prompt);
+    for (const auto& e : read_eval_jsonl(dir / "paraphrase.jsonl")) EXPECT_FALSE(test_prompts.count(e.prompt)) << e.prompt;
 }
 
 TEST(CliEvalData, FindsTheRepositorySplits) {

@@ -64,7 +64,9 @@ TEST(ComputeStepBench, TimesDenseAndSparseStepsOfEveryShape) {
     ASSERT_EQ(r.points.size(), 4u);
     // (1 dense + 3 sparse) x (warm-up + reps) steps per point.
     EXPECT_EQ(be.forwards, 4 * 4 * 3);
-    EXPECT_EQ(be.stats_calls, 2 * 12 * (1 + 3));  // 12 steps per point, one call per canvas
+    // Per measurement: 3 steps, then the statistics alone once untimed and `reps` times timed;
+    // 4 measurements per point, one call per canvas.
+    EXPECT_EQ(be.stats_calls, 2 * 4 * (3 + 1 + 2) * (1 + 3));
     EXPECT_EQ(be.last_batch, 3u);
     EXPECT_EQ(be.last_rows, (std::vector<std::size_t>{16, 16, 16}));  // 25% of 64 generated rows
     const StepBenchPoint& p = r.points[3];
@@ -80,6 +82,7 @@ TEST(ComputeStepBench, TimesDenseAndSparseStepsOfEveryShape) {
     for (const StepTiming& t : p.sparse) EXPECT_EQ(t.head_rows, t.rows);
     EXPECT_GT(p.dense.seconds, 0.0);
     EXPECT_LE(p.dense.min_seconds, p.dense.seconds);
+    EXPECT_GT(p.dense.stats_seconds, 0.0);
     const ModelConfig& c = model->weights.config;
     EXPECT_DOUBLE_EQ(p.dense.cost.flops, 3 * (paper_flops(c, 80, 80) + lm_head_flops(c, 64)));
     EXPECT_DOUBLE_EQ(p.dense.roofline_seconds, roofline_seconds(p.dense.cost, rates));
@@ -92,6 +95,8 @@ TEST(ComputeStepBench, TimesDenseAndSparseStepsOfEveryShape) {
     EXPECT_NEAR(j["points"][3]["dense"]["roofline_pct"].get<double>(),
                 100 * p.dense.roofline_seconds / p.dense.seconds, 1e-9);
     EXPECT_DOUBLE_EQ(j["roofline"]["gemm_tflops"].get<double>(), 0.1);
+    EXPECT_NEAR(j["points"][3]["dense"]["stats_ms"].get<double>(), 1e3 * p.dense.stats_seconds, 1e-9);
+    EXPECT_NEAR(j["points"][3]["dense"]["stats_share"].get<double>(), p.dense.stats_seconds / p.dense.seconds, 1e-12);
 }
 
 TEST(ComputeStepBench, RefusesNonsenseOptions) {

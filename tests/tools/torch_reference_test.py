@@ -102,7 +102,8 @@ def pipeline_part(args, py, tmp):
              "--out", summary])
     with open(summary) as f:
         text = f.read()
-    for needle in ("| 48 | 1 |", "| 80 | 2 |", "50% rows / dense", "≤ 0.8× PyTorch", "Goals:"):
+    for needle in ("| 48 | 1 |", "| 80 | 2 |", "50% rows / dense", "≤ 0.8× PyTorch", "Goals:", "statistics share",
+                   "row statistics < 10% of the dense step"):
         if needle not in text:
             raise SystemExit(f"FAIL: summary.md lacks {needle!r}:\n{text}")
     # N < 576: the roofline goal does not apply.
@@ -114,7 +115,8 @@ def pipeline_part(args, py, tmp):
     out = os.path.join(tmp, "gpu-out")
     dry = run(["bash", script, out, "--dry-run", "--reps", "3", "--dims", "tiny", "--checkpoint", ck + "-gpu"])
     for needle in ("make-checkpoint --dims tiny", "bench --section forward-cuda", "--reps 3",
-                   "torch_llada_reference.py", "summarize_gpu_bench.py", "dry run"):
+                   "torch_llada_reference.py", "summarize_gpu_bench.py", "dry run", "gpu_parity.py",
+                   "bench --section decode", "surelock+freecache"):
         if needle not in dry.stdout:
             raise SystemExit(f"FAIL: gpu_bench.sh --dry-run does not show {needle!r}:\n{dry.stdout}")
     if os.path.exists(out):

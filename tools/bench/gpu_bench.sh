@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The issue 6 §4 benchmark in one command, on the GPU machine (H200), from the repository root,
+# The GPU checks and benchmarks in one command, on the GPU machine (H200), from the repository root,
 # with .gpupack/ (made here by tools/bench/pack_for_gpu.sh) carried along:
 #
 #   bash tools/bench/gpu_bench.sh [OUT_DIR] [options]
@@ -11,7 +11,11 @@
 #    roofline measured on the device)      -> OUT_DIR/cuda-bench.json, OUT_DIR/cuda-bench.md
 # 4. runs the eager PyTorch + SDPA reference on the same checkpoint and grid
 #                                          -> OUT_DIR/torch-bench.json
-# 5. writes the comparison and the goals   -> OUT_DIR/summary.md (also printed)
+# 5. end-to-end decodes per preset (bench --section decode)   -> OUT_DIR/decode-bench.{json,md}
+# 6. Nsight Compute on one dense step       -> OUT_DIR/ncu-kernels.csv, ncu-gemms.csv
+# 7. writes the comparison and the goals   -> OUT_DIR/summary.md (also printed)
+# Before the timings: the GPU tests (-> gpu-tests.json) and CPU-vs-CUDA decode parity on the
+# embedded model (tools/bench/gpu_parity.py -> parity.md).
 # Everything the run prints is kept in OUT_DIR/gpu-bench.log.
 #
 # Options:
@@ -23,6 +27,9 @@
 #   --fractions LIST     shares of the generated rows of the SureLock-shaped steps (default 1,0.75,0.5,0.25)
 #   --reps N             timed steps per measurement, median reported (default 10)
 #   --pack DIR           the pack folder (default .gpupack)
+#   --decode-gen LIST    generation lengths of the end-to-end decodes (default 256)
+#   --decode-presets L   presets of the end-to-end decodes (default baseline,fast-dllm,surelock,surelock+freecache)
+#   --no-profile         skip the Nsight Compute profile of one dense step
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -37,8 +44,11 @@ REPS=10
 PROMPT=64
 PACK="$ROOT/.gpupack"
 UNPACKED=/tmp/dlmscope-gpupack
+DECODE_GEN=256
+DECODE_PRESETS=baseline,fast-dllm,surelock,surelock+freecache
+PROFILE=1
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "gpu_bench.sh: $*" >&2; exit 2; }
 need_value() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value (see --help)"; }
 
@@ -53,6 +63,9 @@ while [ $# -gt 0 ]; do
     --fractions) need_value "$@"; FRACTIONS="$2"; shift 2 ;;
     --reps) need_value "$@"; REPS="$2"; shift 2 ;;
     --pack) need_value "$@"; PACK="$2"; shift 2 ;;
+    --decode-gen) need_value "$@"; DECODE_GEN="$2"; shift 2 ;;
+    --decode-presets) need_value "$@"; DECODE_PRESETS="$2"; shift 2 ;;
+    --no-profile) PROFILE=0; shift ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) [ -z "$OUT" ] || die "more than one OUT_DIR ('$OUT' and '$1')"; OUT="$1"; shift ;;
   esac
@@ -140,6 +153,10 @@ if [ -x "$UNPACKED/bin/gpu_tests" ] || [ "$DRY" = 1 ]; then
     "$UNPACKED/bin/gpu_tests" --gtest_output="json:$OUT/gpu-tests.json" || { status=1; echo "!! GPU tests failed"; }
 fi
 
+# --- 1c. CPU-vs-CUDA decode parity on the embedded model (identical ids at T = 0) --------------
+run env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$PY" "$ROOT/tools/bench/gpu_parity.py" \
+  --cli "$CLI" --out "$OUT/parity.md" || { status=1; echo "!! CPU/CUDA decode parity failed"; }
+
 # --- 2. the checkpoint ------------------------------------------------------------------------
 if [ -f "$CKPT/config.json" ]; then
   echo "== reusing the checkpoint in $CKPT"
@@ -155,6 +172,28 @@ cli bench --section forward-cuda --model "$CKPT" --lengths "$LENGTHS" --prompt-l
 run env PYTHONUNBUFFERED=1 "$PY" "$ROOT/tools/bench/torch_llada_reference.py" --model "$CKPT" --device cuda \
   --dtype bf16 --lengths "$LENGTHS" --prompt-len "$PROMPT" --batch "$BATCH" --reps "$REPS" \
   --json "$OUT/torch-bench.json" || { status=1; echo "!! the PyTorch reference failed"; }
+
+# --- 4b. end-to-end decodes on the same checkpoint, one per preset --------------------------------
+cli bench --section decode --model "$CKPT" --backend cuda --gen-lens "$DECODE_GEN" --prompt-len "$PROMPT" \
+  --strategies "$DECODE_PRESETS" --json "$OUT/decode-bench.json" --out "$OUT/decode-bench.md" ||
+  { status=1; echo "!! the end-to-end decode bench failed"; }
+
+# --- 4c. Nsight Compute on one dense step at the largest N (speed of light, occupancy) -----------
+# Two passes over the same step bench (batch 1, one rep): the engine's own kernels of the first
+# layers, then cuBLAS's GEMMs after the 13 of the roofline measurement and the first 4 layers.
+if [ "$PROFILE" = 1 ] && command -v ncu >/dev/null; then
+  largest="${LENGTHS##*,}"
+  ncu_step() {
+    run timeout 200 env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ncu --section SpeedOfLight \
+      --section LaunchStats --section Occupancy --csv --page details "$@" \
+      "$CLI" bench --section forward-cuda --model "$CKPT" --lengths "$largest" --prompt-len "$PROMPT" --batch 1 \
+      --fractions 1 --reps 1 --out -
+  }
+  ncu_step -k 'regex:attention|rms|swiglu|rope|kv_cache|embedding|gather|row_stats|bias|cover' --launch-count 40 \
+    >"$OUT/ncu-kernels.csv" 2>"$OUT/ncu.err" || echo "!! ncu (own kernels) did not finish (see ncu.err)"
+  ncu_step -k 'regex:gemm|nvjet|xmma|cutlass' --launch-skip 29 --launch-count 8 \
+    >"$OUT/ncu-gemms.csv" 2>>"$OUT/ncu.err" || echo "!! ncu (GEMMs) did not finish (see ncu.err)"
+fi
 
 # --- 5. the summary -----------------------------------------------------------------------------
 run "$PY" "$ROOT/tools/bench/summarize_gpu_bench.py" --cuda "$OUT/cuda-bench.json" \

@@ -53,10 +53,10 @@ std::string ms(double seconds) { return format_fixed(seconds * 1e3, seconds < 0.
 
 CommandSpec with_forward_cuda_options(CommandSpec spec) {
     spec.options.push_back({"lengths", "LIST", "forward-cuda: canvas lengths N = prompt + generation (default 320,576,1088)"});
-    spec.options.push_back({"prompt-len", "N", "forward-cuda: prompt positions of every canvas (default 64)"});
+    spec.options.push_back({"prompt-len", "N", "forward-cuda, decode: prompt positions of every canvas (default 64)"});
     spec.options.push_back({"batch", "LIST", "forward-cuda: batch sizes (default 1,4)"});
     spec.options.push_back({"fractions", "LIST", "forward-cuda: shares of the generated rows computed (default 1,0.75,0.5,0.25)"});
-    spec.options.push_back({"json", "FILE", "forward-cuda: raw results as JSON (tools/bench/summarize_gpu_bench.py)"});
+    spec.options.push_back({"json", "FILE", "forward-cuda, decode: raw results as JSON (tools/bench/summarize_gpu_bench.py)"});
     spec.description +=
         "\n  forward-cuda (only when named; needs a CUDA build, a GPU and --model DIR, e.g. from\n"
         "               'make-checkpoint --dims llada-8b'): ms per denoising step (forward + argmax/confidence\n"
@@ -94,7 +94,8 @@ MarkdownSection render_forward_cuda_section(const StepBenchReport& r, const std:
         "confidence back on the host (which ends the step). *Dense* computes all N rows. *SureLock-shaped* steps "
         "compute a random share of the generated rows only; the prompt and the other rows read their K/V from "
         "the cache. Median of " + std::to_string(r.options.reps) + " steps after " + std::to_string(r.options.warmup) +
-        " warm-ups, wall clock. *Roofline* = max(FLOPs / measured bf16 GEMM rate, (bf16 weights + K/V read and "
+        " warm-ups, wall clock. *Statistics* = the row statistics of the step (argmax and confidence of the "
+        "generated rows, their download) timed alone on the step's logits, and their share of the dense step. *Roofline* = max(FLOPs / measured bf16 GEMM rate, (bf16 weights + K/V read and "
         "written) / measured copy bandwidth); FLOPs are design.md §6 (attention included) plus the LM head.");
     s.bullet("device: " + table_cell(r.device) + "; backend " + r.backend + "; measured " + [] {
         const std::time_t t = std::time(nullptr);
@@ -111,7 +112,7 @@ MarkdownSection render_forward_cuda_section(const StepBenchReport& r, const std:
     s.paragraph("Command:");
     s.code_block(command, "sh");
 
-    std::vector<std::string> header{"N", "batch", "dense ms", "TFLOP/s", "roofline ms", "% of roofline"};
+    std::vector<std::string> header{"N", "batch", "dense ms", "TFLOP/s", "roofline ms", "% of roofline", "statistics ms (share)"};
     for (double f : r.options.fractions) header.push_back(format_fixed(100 * f, 0) + "% rows: ms (ratio)");
     std::vector<std::vector<std::string>> rows;
     for (const StepBenchPoint& p : r.points) {
@@ -119,7 +120,9 @@ MarkdownSection render_forward_cuda_section(const StepBenchReport& r, const std:
         std::vector<std::string> row{std::to_string(p.n), std::to_string(p.batch), ms(d.seconds),
                                      format_fixed(d.seconds > 0 ? d.cost.flops / d.seconds / 1e12 : 0.0, 1),
                                      ms(d.roofline_seconds),
-                                     format_fixed(d.seconds > 0 ? 100.0 * d.roofline_seconds / d.seconds : 0.0, 1) + "%"};
+                                     format_fixed(d.seconds > 0 ? 100.0 * d.roofline_seconds / d.seconds : 0.0, 1) + "%",
+                                     ms(d.stats_seconds) + " (" +
+                                         format_fixed(d.seconds > 0 ? 100.0 * d.stats_seconds / d.seconds : 0.0, 1) + "%)"};
         for (const StepTiming& t : p.sparse)
             row.push_back(ms(t.seconds) + " (" + format_fixed(d.seconds > 0 ? t.seconds / d.seconds : 0.0, 3) + ")");
         rows.push_back(std::move(row));

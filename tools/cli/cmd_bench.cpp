@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "args.h"
+#include "bench_decode.h"
 #include "bench_forward_cuda.h"
 #include "bench_report.h"
 #include "commands.h"
@@ -33,7 +34,7 @@ namespace dlm::cli {
 namespace {
 
 const CommandSpec& bench_spec() {
-    static const CommandSpec spec = with_forward_cuda_options(CommandSpec{
+    static const CommandSpec spec = with_decode_options(with_forward_cuda_options(CommandSpec{
         "bench",
         "[--out FILE] [--reps N] [--threads N] [--section ID ...] [strategies options]",
         "Run the benchmarks and write their sections of a markdown report.",
@@ -61,7 +62,7 @@ const CommandSpec& bench_spec() {
         0,
         0,
         "",
-    });
+    }));
     return spec;
 }
 
@@ -78,6 +79,10 @@ struct BenchContext {
     std::string data_out = "docs/bench/strategies";
     BackendKind backend = BackendKind::Auto;
     ForwardCudaOptions forward_cuda;  // forward-cuda section
+    std::vector<std::string> decode_presets{"baseline", "fast-dllm", "surelock", "surelock+freecache"};  // decode section
+    int prompt_len = 64;                                                                                  // decode section
+    std::string decode_json;                                                                              // decode section
+    bool reps_given = false, gen_lens_given = false;
 };
 
 std::string cpu_model() {
@@ -213,6 +218,8 @@ std::vector<StrategyConfig> strategy_configs(bool with_sweep) {
     return c;
 }
 
+DecodePreset preset_of(const StrategyConfig& c) { return {c.label, c.strategy, {c.params.begin(), c.params.end()}, c.block}; }
+
 struct StrategyTotals {
     int n = 0, correct = 0;
     long long steps = 0, tokens = 0, rows = 0, rows_total = 0;
@@ -248,14 +255,7 @@ MarkdownSection strategies(const BenchContext& ctx) {
             const std::vector<int32_t> prompt_ids = build_prompt(ckpt, ex.prompt, chat);
             // Every configuration on the same example back to back: machine load drifts equally.
             for (const StrategyConfig& c : configs) {
-                DecodeSettings s;
-                s.gen_length = gen;
-                s.steps = gen;
-                s.block_length = c.block > 0 && c.block < gen ? c.block : gen;
-                s.strategy = c.strategy;
-                s.track_kl = TrackKl::Off;
-                s.display_top_k = 0;
-                for (const auto& [k, v] : c.params) s.params[k] = v;
+                DecodeSettings s = preset_settings(preset_of(c), gen);
                 // The guider of "guided" is the AR checkpoint next to the model (resources/models/tiny-ar).
                 if (c.strategy == "guided" && !s.params.count("guided.guider"))
                     s.params["guided.guider"] = (std::filesystem::path(ctx.model).parent_path() / "tiny-ar").string();
@@ -382,6 +382,34 @@ MarkdownSection strategies(const BenchContext& ctx) {
 
 MarkdownSection forward_cuda(const BenchContext& ctx) { return forward_cuda_section(ctx.forward_cuda); }
 
+// The presets of the strategies section (same parameters), by label, in the order asked.
+MarkdownSection decode(const BenchContext& ctx) {
+    DecodeBenchOptions o;
+    o.model = ctx.model;
+    o.gen_lens = ctx.gen_lens_given ? ctx.gen_lens : std::vector<int>{256};
+    o.prompt_len = ctx.prompt_len;
+    o.reps = ctx.reps_given ? ctx.reps : 1;
+    o.threads = ctx.threads;
+    o.backend = ctx.backend;
+    o.json_out = ctx.decode_json;
+    o.command = ctx.command;
+    const auto configs = strategy_configs(false);
+    for (const std::string& want : ctx.decode_presets) {
+        bool found = false;
+        for (const StrategyConfig& c : configs)
+            if (c.label == want) {
+                o.presets.push_back(preset_of(c));
+                found = true;
+            }
+        if (!found) throw UsageError("--strategies: unknown preset '" + want + "' (known: " + [&] {
+            std::string k;
+            for (const StrategyConfig& c : configs) k += (k.empty() ? "" : ", ") + c.label;
+            return k;
+        }() + ")");
+    }
+    return decode_section(o);
+}
+
 struct Benchmark {
     const char* id;
     MarkdownSection (*run)(const BenchContext&);
@@ -392,6 +420,7 @@ constexpr Benchmark kBenchmarks[] = {
     {"forward-cpu", forward_cpu},
     {"strategies", strategies},
     {"forward-cuda", forward_cuda, false},  // needs a GPU and a large checkpoint
+    {"decode", decode, false},              // end-to-end decodes, meant for large models
 };
 
 std::string quoted(const std::string& word) {
@@ -425,6 +454,17 @@ int bench_main(std::span<const std::string> args) {
     ctx.data_out = a.get_or("data-out", ctx.data_out);
     ctx.backend = backend_from_args(a);
     ctx.forward_cuda = forward_cuda_options_from_args(a, ctx.command);
+    ctx.reps_given = a.has("reps");
+    ctx.gen_lens_given = a.has("gen-lens");
+    ctx.prompt_len = ctx.forward_cuda.steps.prompt_len;
+    ctx.decode_json = ctx.forward_cuda.json_out;
+    if (auto v = a.get("strategies")) {
+        ctx.decode_presets.clear();
+        std::stringstream ss(*v);
+        for (std::string w; std::getline(ss, w, ',');)
+            if (!w.empty()) ctx.decode_presets.push_back(w);
+        if (ctx.decode_presets.empty()) throw UsageError("--strategies is empty");
+    }
     if (auto lens = a.get("gen-lens")) {
         ctx.gen_lens.clear();
         std::stringstream ss(*lens);

@@ -196,6 +196,10 @@ int run_main(std::span<const std::string> args) {
             {"prompt_tokens", prompt_ids.size()},
             {"warnings", warnings},
         };
+        // The generated region as ids (masks included if the run stopped early): what backend
+        // parity checks compare, since text can hide a different tokenisation of the same string.
+        const std::vector<int32_t> canvas = session.canvas();
+        j["generated_ids"] = std::vector<int32_t>(canvas.begin() + session.prompt_length(), canvas.end());
         if (auto path = a.get("trace")) j["trace"] = *path;
         std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     } else {

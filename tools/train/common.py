@@ -8,7 +8,11 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 WORK = os.path.join(ROOT, "build-train")
+# The tokenizer trained by tools/train/tokenizer.py; where it was not trained here (a fresh clone,
+# a GPU machine), the identical copy shipped with the embedded model.
 TOK_MODEL = os.path.join(WORK, "tok.model")
+if not os.path.exists(TOK_MODEL):
+    TOK_MODEL = os.path.join(ROOT, "resources", "models", "tiny-mdlm", "tokenizer.model")
 
 # Special ids (fixed by the spm_train flags in tokenizer.py; checked at load time)
 UNK, BOS, EOS, MASK, EOT, USER, ASSISTANT = 0, 1, 2, 3, 4, 5, 6

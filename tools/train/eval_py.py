@@ -15,6 +15,7 @@ import argparse
 import collections
 import json
 import os
+import random
 import sys
 import time
 
@@ -31,7 +32,7 @@ def llada_generate(model, prompts, gen):
     """prompts: LongTensor [B, P] (all the same length). Returns [B, gen] committed tokens.
     LLaDA generate() with block_length = gen, steps = gen, temperature 0, low_confidence."""
     B, P = prompts.shape
-    x = torch.full((B, P + gen), C.MASK, dtype=torch.long)
+    x = torch.full((B, P + gen), C.MASK, dtype=torch.long, device=prompts.device)
     x[:, :P] = prompts
     for _ in range(gen):
         mask = x == C.MASK
@@ -43,7 +44,7 @@ def llada_generate(model, prompts, gen):
         conf = torch.gather(p, -1, x0[..., None])[..., 0]
         conf = torch.where(mask, conf, torch.full_like(conf, -float("inf")))
         j = conf.argmax(-1)                              # top-1 per row (k = 1 per step)
-        rows = torch.arange(B)
+        rows = torch.arange(B, device=x.device)
         ok = mask[rows, j]
         x[rows[ok], j[ok]] = x0[rows[ok], j[ok]]
     return x[:, P:]
@@ -71,9 +72,32 @@ def extract(resp_ids):
     return text.rsplit("####", 1)[1].strip(), text
 
 
-def run(model_dir, split, per_family=0, gen=None, show=0, batch=64, families=None):
+def run(model_dir, split, per_family=0, gen=None, show=0, batch=64, families=None, device="cpu"):
     model, cfg = load_shipped(model_dir)
+    model.to(device)
     rows = [json.loads(l) for l in open(split)]
+    return score(model, cfg["model_type"], rows, per_family, gen, show, batch, families, device)
+
+
+def val_rows(per_family, seed=2024):
+    """A fixed sample of the validation split (never the test split): the learning-curve probe."""
+    rows = []
+    for fi, fam in enumerate(corpus.SCORED):
+        rng = random.Random(seed * 100 + fi)
+        for _ in range(per_family):
+            ex = corpus.make_example(fam, rng, "val")
+            rows.append({"family": fam, "prompt": ex["prompt"], "answer": ex["answer"],
+                         "gen_length": corpus.GEN_LENGTH[fam]})
+    return rows
+
+
+def accuracy_by_family(model, kind, per_family=50, device="cpu"):
+    """Greedy accuracy per family of a model being trained, on val_rows(per_family)."""
+    res, _ = score(model, "llada" if kind == "mdlm" else "qwen2", val_rows(per_family), batch=256, device=device)
+    return {f: v["acc"] for f, v in res.items()}
+
+
+def score(model, model_type, rows, per_family=0, gen=None, show=0, batch=64, families=None, device="cpu"):
     if families:
         rows = [r for r in rows if r["family"] in families]
     if per_family:
@@ -93,8 +117,8 @@ def run(model_dir, split, per_family=0, gen=None, show=0, batch=64, families=Non
     for (g, plen), items in sorted(groups.items()):
         for i in range(0, len(items), batch):
             chunk = items[i:i + batch]
-            gen_fn = llada_generate if cfg["model_type"] == "llada" else ar_generate
-            out = gen_fn(model, torch.tensor([c[1] for c in chunk]), g)
+            gen_fn = llada_generate if model_type == "llada" else ar_generate
+            out = gen_fn(model, torch.tensor([c[1] for c in chunk], device=device), g)
             for (r, _), o in zip(chunk, out.tolist()):
                 ans, text = extract(o)
                 ok = ans == r["answer"]
@@ -118,10 +142,12 @@ def main():
     ap.add_argument("--show", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json", default=None, help="append the result as one JSON line to this file")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--batch", type=int, default=64)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    res, dt = run(a.model, a.split, a.per_family, a.gen, a.show,
-                  families=[f for f in a.families.split(",") if f])
+    res, dt = run(a.model, a.split, a.per_family, a.gen, a.show, batch=a.batch,
+                  families=[f for f in a.families.split(",") if f], device=a.device)
     step = json.load(open(os.path.join(a.model, "training.json"))).get("step")
     print(f"model {a.model} (step {step}) split {os.path.basename(a.split)} ({dt:.0f}s)")
     for f, v in res.items():

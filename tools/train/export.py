@@ -51,7 +51,9 @@ def tensors_for(kind, sd, cfg):
 
 
 def tokenizer_files(out, kind):
-    shutil.copyfile(C.TOK_MODEL, os.path.join(out, "tokenizer.model"))
+    dst = os.path.join(out, "tokenizer.model")
+    if not (os.path.exists(dst) and os.path.samefile(C.TOK_MODEL, dst)):
+        shutil.copyfile(C.TOK_MODEL, dst)
     tc = {
         "tokenizer_class": "LlamaTokenizer", "model_file": "tokenizer.model",
         "add_bos_token": False, "add_eos_token": False, "add_dummy_prefix": False,

@@ -1,8 +1,11 @@
 #!/usr/bin/python3
-"""Train the dlmscope tiny models on the synthetic corpus (CPU, reproducible, resumable).
+"""Train the dlmscope tiny models on the synthetic corpus (CPU or GPU, reproducible, resumable).
 
   /usr/bin/python3 tools/train/train.py --model mdlm --out resources/models/tiny-mdlm
   /usr/bin/python3 tools/train/train.py --model ar   --out resources/models/tiny-ar
+  # continue the shipped weights with a fresh optimizer, on a GPU, for 6 minutes of wall time:
+  python3 tools/train/train.py --model mdlm --size base --init-from-shipped resources/models/tiny-mdlm \
+      --device cuda --batch 256 --data-workers 12 --minutes 6 --out resources/models/tiny-mdlm
 
 Checkpoints (model + optimizer + step) go to build-train/<model>/ckpt.pt every --ckpt-min
 minutes; a restarted run resumes from there.  The data stream is a pure function of
@@ -10,6 +13,7 @@ minutes; a restarted run resumes from there.  The data stream is a pure function
 to --out (BF16 safetensors + config) and the loss curve is redrawn under docs/img/.
 """
 import argparse
+import contextlib
 import csv
 import json
 import math
@@ -61,30 +65,54 @@ def make_batch(exs, rng, long_prob, max_len):
     return ids, is_resp
 
 
+def chunk_batches(seed, B, long_prob, max_len, K, c):
+    """The K batches of chunk c: a pure function of its arguments (worker processes call it)."""
+    rng = random.Random(f"{seed}-chunk-{c}")
+    exs = []
+    for _ in range(K * B):
+        fam = corpus.sample_family(rng)
+        exs.append(encode_ex(corpus.make_example(fam, rng, "train")))
+    exs.sort(key=lambda e: len(e[0]) + len(e[1]))
+    batches = [exs[i * B:(i + 1) * B] for i in range(K)]
+    order = list(range(K))
+    rng.shuffle(order)
+    return [make_batch(batches[j], rng, long_prob, max_len) for j in order]
+
+
+def _chunk_job(args):
+    return args[-1], chunk_batches(*args)
+
+
 class Data:
     """Deterministic batches: chunk c (= step // K) is generated from Random((seed, c)):
     K*B training examples sorted by length and cut into K batches (length bucketing),
     visited in a seeded shuffled order."""
 
-    def __init__(self, seed, batch, long_prob, max_len, K=8):
+    def __init__(self, seed, batch, long_prob, max_len, K=8, workers=0):
         self.seed, self.B, self.long_prob, self.max_len, self.K = seed, batch, long_prob, max_len, K
         self._cache = (None, None)
+        # With workers, chunks are made ahead in other processes (a GPU consumes them faster than
+        # one Python process writes them); the batches are the same as without.
+        self.workers, self._pool, self._ahead = workers, None, {}
+        if workers > 0:  # forked now, before the parent touches the GPU
+            import multiprocessing as mp
+            self._pool = mp.get_context("fork").Pool(workers)
+
+    def _args(self, c):
+        return (self.seed, self.B, self.long_prob, self.max_len, self.K, c)
 
     def _chunk(self, c):
         if self._cache[0] == c:
             return self._cache[1]
-        rng = random.Random(f"{self.seed}-chunk-{c}")
-        exs = []
-        for _ in range(self.K * self.B):
-            fam = corpus.sample_family(rng)
-            exs.append(encode_ex(corpus.make_example(fam, rng, "train")))
-        exs.sort(key=lambda e: len(e[0]) + len(e[1]))
-        batches = [exs[i * self.B:(i + 1) * self.B] for i in range(self.K)]
-        order = list(range(self.K))
-        rng.shuffle(order)
-        out = []
-        for j in order:
-            out.append(make_batch(batches[j], rng, self.long_prob, self.max_len))
+        if self.workers > 0:
+            for k in range(c, c + 2 * self.workers):
+                if k not in self._ahead:
+                    self._ahead[k] = self._pool.apply_async(_chunk_job, (self._args(k),))
+            for k in [k for k in self._ahead if k < c]:
+                del self._ahead[k]
+            out = self._ahead.pop(c).get()[1]
+        else:
+            out = chunk_batches(*self._args(c))
         self._cache = (c, out)
         return out
 
@@ -109,8 +137,8 @@ def mdlm_loss(model, ids, is_resp, gen):
     B, T = ids.shape
     u = torch.rand((), generator=gen)
     t = (u + torch.arange(B, dtype=torch.float32) / B) % 1.0
-    pm = (1 - EPS) * t + EPS
-    r = torch.rand((B, T), generator=gen)
+    pm = ((1 - EPS) * t + EPS).to(ids.device)
+    r = torch.rand((B, T), generator=gen).to(ids.device)  # drawn on the CPU: the same on every device
     masked = (r < pm[:, None]) & is_resp
     noisy = torch.where(masked, torch.full_like(ids, C.MASK), ids)
     h = model.hidden(noisy)
@@ -131,10 +159,12 @@ def ar_loss(model, ids, is_resp, gen=None):
 
 
 # ------------------------------------------------------------------ misc
-def lr_at(step, a):
+def lr_at(step, a, elapsed=0.0):
     if step < a.warmup:
         return a.lr * (step + 1) / a.warmup
     prog = min(1.0, (step - a.warmup) / max(1, a.steps - a.warmup))
+    if a.minutes:  # a wall-time budget: the cosine follows whichever runs out first
+        prog = max(prog, min(1.0, elapsed / (60 * a.minutes)))
     return a.lr * (a.min_lr_frac + (1 - a.min_lr_frac) * 0.5 * (1 + math.cos(math.pi * prog)))
 
 
@@ -147,8 +177,9 @@ def hardware():
                 break
     except OSError:
         pass
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none"
     return {"cpu": cpu, "threads_used": torch.get_num_threads(), "logical_cpus": os.cpu_count(),
-            "gpu": "none", "torch": torch.__version__, "python": platform.python_version()}
+            "gpu": gpu, "torch": torch.__version__, "python": platform.python_version()}
 
 
 def plot(csv_path, png_path, title):
@@ -206,6 +237,17 @@ def main():
     ap.add_argument("--init-from", default=None, help="start from a grown state dict (tools/train/grow.py) "
                     "when no checkpoint exists yet")
     ap.add_argument("--plot", default=None, help="loss PNG path (default docs/img/loss-<name>.png)")
+    ap.add_argument("--init-from-shipped", default=None, metavar="DIR",
+                    help="start from an exported model folder (e.g. resources/models/tiny-mdlm) with a fresh "
+                    "optimizer when no checkpoint exists yet: continues the shipped weights")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (bf16 autocast on cuda)")
+    ap.add_argument("--data-workers", type=int, default=0, help="processes that make batches ahead (0: inline)")
+    ap.add_argument("--minutes", type=float, default=0.0,
+                    help="wall-time budget: stop and finish the cosine schedule when it runs out (0: none)")
+    ap.add_argument("--curve-every", type=int, default=0,
+                    help="every N steps, greedy accuracy per family on a fixed test sample (PyTorch, "
+                    "tools/train/eval_py.py), appended to <work>/curve.csv (0: off)")
+    ap.add_argument("--curve-per-family", type=int, default=50, help="validation rows per family of each curve point")
     a = ap.parse_args()
 
     torch.set_num_threads(a.threads)
@@ -216,6 +258,9 @@ def main():
     name = "tiny-mdlm" if a.model == "mdlm" else "tiny-ar"
     png = a.plot or os.path.join(C.ROOT, "docs", "img", f"loss-{name}.png")
 
+    dev = torch.device(a.device)
+    if dev.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
     model, cfg = build_model(a.model, a.size)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     nodecay = [p for n, p in model.named_parameters() if p.dim() < 2]
@@ -223,7 +268,7 @@ def main():
                              {"params": nodecay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
     lossfn = mdlm_loss if a.model == "mdlm" else ar_loss
-    data = Data(a.seed, a.batch, a.long_prob, a.max_len)
+    data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers)
     vb = val_batches(4, 64, a.max_len)
 
     ck = os.path.join(work, "ckpt.pt")
@@ -237,6 +282,19 @@ def main():
     elif a.init_from:
         model.load_state_dict(torch.load(a.init_from, map_location="cpu")["model"])
         print(f"initialised from {a.init_from}", flush=True)
+    elif a.init_from_shipped:
+        from grow import load_shipped
+        model.load_state_dict(load_shipped(a.init_from_shipped, a.model))
+        prov = os.path.join(a.init_from_shipped, "training.json")
+        if os.path.exists(prov):  # the shipped model's own history carries over
+            a.shipped_history = json.load(open(prov))
+        print(f"initialised from the shipped weights in {a.init_from_shipped}", flush=True)
+    model.to(dev)
+    # The optimizer's state follows the parameters to the device.
+    for st in opt.state.values():
+        for k, v in st.items():
+            if torch.is_tensor(v) and k != "step":
+                st[k] = v.to(dev)
     print(f"{a.model}/{a.size}: {count_params(model) / 1e6:.2f}M params; {json.dumps(vars(a))}", flush=True)
 
     csv_path = os.path.join(work, "log.csv")
@@ -249,18 +307,36 @@ def main():
         with open(csv_path, "w") as f:
             f.write("\n".join(keep) + "\n")
 
+    autocast = (lambda: torch.autocast("cuda", dtype=torch.bfloat16)) if dev.type == "cuda" else contextlib.nullcontext
+
     def evaluate():
         model.eval()
         g = torch.Generator().manual_seed(4321)
         tot = 0.0
-        with torch.no_grad():
+        with torch.no_grad(), autocast():
             for ids, isr in vb:
-                tot += float(lossfn(model, ids, isr, g)[0])
+                tot += float(lossfn(model, ids.to(dev), isr.to(dev), g)[0])
         model.train()
         return tot / len(vb)
 
+    curve_path = os.path.join(work, "curve.csv")
+
+    def curve_point():
+        import eval_py
+        model.eval()
+        with autocast():
+            acc = eval_py.accuracy_by_family(model, a.model, per_family=a.curve_per_family, device=dev)
+        model.train()
+        new = not os.path.exists(curve_path) or step <= a.curve_every
+        with open(curve_path, "w" if new else "a") as f:
+            if new:
+                f.write("step,examples_seen,elapsed_s," + ",".join(sorted(acc)) + "\n")
+            f.write(f"{step},{step * a.batch},{elapsed:.1f}," + ",".join(f"{acc[k]:.3f}" for k in sorted(acc)) + "\n")
+        print("curve step", step, " ".join(f"{k} {v:.2f}" for k, v in sorted(acc.items())), flush=True)
+
     def checkpoint():
-        s = {"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "elapsed": elapsed,
+        sd = {k: v.detach().cpu() for k, v in model.state_dict().items()}
+        s = {"model": sd, "opt": opt.state_dict(), "step": step, "elapsed": elapsed,
              "tokens": tokens, "config": cfg, "kind": a.model, "args": vars(a), "hardware": hardware()}
         torch.save(s, ck + ".tmp")
         os.replace(ck + ".tmp", ck)
@@ -277,10 +353,12 @@ def main():
     while step < a.steps:
         ts = time.time()
         ids, isr = data.batch(step)
+        ids, isr = ids.to(dev, non_blocking=True), isr.to(dev, non_blocking=True)
         g = torch.Generator().manual_seed(a.seed * 1_000_003 + step)
         for grp in opt.param_groups:
-            grp["lr"] = lr_at(step, a)
-        loss, ce, nm = lossfn(model, ids, isr, g)
+            grp["lr"] = lr_at(step, a, elapsed)
+        with autocast():
+            loss, ce, nm = lossfn(model, ids, isr, g)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -304,12 +382,18 @@ def main():
             val = f"{evaluate():.4f}"
         if step % a.log_every == 0 or val:
             with open(csv_path, "a") as f:
-                f.write(f"{step},{elapsed:.1f},{lr_at(step - 1, a):.3e},{run_loss:.4f},{run_ce:.4f},{val},{tokens}\n")
+                f.write(f"{step},{elapsed:.1f},{lr_at(step - 1, a, elapsed):.3e},{run_loss:.4f},{run_ce:.4f},{val},{tokens}\n")
             print(f"step {step}/{a.steps} loss {run_loss:.4f} ce {run_ce:.4f} val {val or '-'} "
-                  f"lr {lr_at(step - 1, a):.2e} T={ids.shape[1]} {dt:.2f}s/step elapsed {elapsed / 60:.1f}m", flush=True)
-        if time.time() - last_ck > a.ckpt_min * 60 or step == a.steps:
+                  f"lr {lr_at(step - 1, a, elapsed):.2e} T={ids.shape[1]} {dt:.2f}s/step elapsed {elapsed / 60:.1f}m", flush=True)
+        if a.curve_every and step % a.curve_every == 0:
+            curve_point()
+        out_of_time = a.minutes and elapsed >= 60 * a.minutes
+        if time.time() - last_ck > a.ckpt_min * 60 or step == a.steps or out_of_time:
             checkpoint()
             last_ck = time.time()
+        if out_of_time:
+            print(f"wall-time budget of {a.minutes} min reached at step {step}", flush=True)
+            break
     print(f"done: {step} steps, {elapsed / 60:.1f} min, wall since start {(time.time() - t0) / 60:.1f} min")
 
 

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Trains both embedded models on one GPU in one command of under 10 minutes, from the repository
+# root of a machine that has PyTorch with CUDA (and sentencepiece), and hands the result back as at
+# most 8 files of at most 16 MB each:
+#
+#   bash tools/train/gpu_train.sh OUT_DIR [--mdlm-minutes 5.5] [--ar-minutes 4.5] [--fresh]
+#                                         [--device cuda] [--batch 256] [--eval-per-family 50]
+#
+# It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
+# 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
+#    models at once on the same GPU (bf16 autocast, batch 256, data made by worker processes),
+#    each on a wall-time budget with a cosine schedule fitted to it; --fresh starts from random
+#    weights instead;
+# 2. exports both (BF16 safetensors, config, tokenizer, golden logits) into a scratch copy of
+#    resources/models/;
+# 3. measures greedy accuracy per family on 50 test rows per family with the PyTorch reference
+#    sampler (tools/train/eval_py.py; the C++ engine's eval is run where the models land);
+# 4. writes to OUT_DIR: result.tar.xz split into parts of 15 MB (result.tar.xz.part-aa, -ab, ...)
+#    holding models/tiny-{mdlm,ar}, the loss plots and curves.csv (accuracy per family vs examples
+#    seen), and beside it train-mdlm.log, train-ar.log and eval.txt to read at once.
+#
+# Where the files come back:  tools/train/unpack_gpu_result.sh DIR  puts the models and plots in place.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+OUT=""
+MDLM_MIN=5.5
+AR_MIN=4.5
+FRESH=0
+DEVICE=cuda
+EVAL_N=50
+BATCH=256
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --mdlm-minutes) MDLM_MIN="$2"; shift 2 ;;
+    --ar-minutes) AR_MIN="$2"; shift 2 ;;
+    --fresh) FRESH=1; shift ;;
+    --device) DEVICE="$2"; shift 2 ;;            # cpu: a smoke test of this script without a GPU
+    --eval-per-family) EVAL_N="$2"; shift 2 ;;
+    --batch) BATCH="$2"; shift 2 ;;
+    -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    *) OUT="$1"; shift ;;
+  esac
+done
+[ -n "$OUT" ] || { echo "gpu_train.sh: give OUT_DIR (see --help)" >&2; exit 2; }
+mkdir -p "$OUT"
+PY="${PYTHON:-python3}"
+"$PY" -c "import torch, sentencepiece; assert '$DEVICE' == 'cpu' or torch.cuda.is_available(), 'no CUDA device'" ||
+  { echo "gpu_train.sh: needs PyTorch with a CUDA device and sentencepiece" >&2; exit 1; }
+[ "$DEVICE" = cpu ] || nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
+
+WORK="$(mktemp -d /tmp/dlmscope-train.XXXXXX)"
+MODELS="$WORK/result/models"
+PLOTS="$WORK/result/img"
+mkdir -p "$MODELS" "$PLOTS"
+cp -r "$ROOT/resources/models/tiny-mdlm" "$ROOT/resources/models/tiny-ar" "$MODELS/"
+CORES=$(nproc)
+init() { [ "$FRESH" = 1 ] || echo "--init-from-shipped $MODELS/$1"; }
+
+# The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
+"$PY" "$ROOT/tools/train/train.py" --model mdlm --size base $(init tiny-mdlm) --device "$DEVICE" \
+  --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
+  --data-workers $(( CORES > 8 ? CORES * 2 / 3 : 2 )) --threads 2 --val-every 250 --curve-every 1000 \
+  --ckpt-min 100 --work "$WORK/mdlm" --out "$MODELS/tiny-mdlm" --plot "$PLOTS/loss-tiny-mdlm.png" \
+  >"$OUT/train-mdlm.log" 2>&1 &
+mdlm=$!
+"$PY" "$ROOT/tools/train/train.py" --model ar --size base $(init tiny-ar) --device "$DEVICE" \
+  --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000 --minutes "$AR_MIN" --seed 12 \
+  --data-workers $(( CORES > 8 ? CORES / 4 : 1 )) --threads 1 --val-every 250 --curve-every 1000 \
+  --ckpt-min 100 --work "$WORK/ar" --out "$MODELS/tiny-ar" --plot "$PLOTS/loss-tiny-ar.png" \
+  >"$OUT/train-ar.log" 2>&1 &
+ar=$!
+status=0
+wait $mdlm || { status=1; echo "!! MDLM training failed (train-mdlm.log)"; tail -20 "$OUT/train-mdlm.log"; }
+wait $ar || { status=1; echo "!! AR training failed (train-ar.log)"; tail -20 "$OUT/train-ar.log"; }
+
+{ echo "kind,step,examples_seen,elapsed_s,families..."
+  for k in mdlm ar; do [ -f "$WORK/$k/curve.csv" ] && sed "s/^/$k,/" "$WORK/$k/curve.csv"; done; } >"$WORK/result/curves.csv"
+
+for m in tiny-mdlm tiny-ar; do
+  timeout 100 "$PY" "$ROOT/tools/train/eval_py.py" --model "$MODELS/$m" --split "$ROOT/resources/eval/test.jsonl" \
+    --per-family "$EVAL_N" --device "$DEVICE" --batch 256 >"$WORK/eval-$m.txt" 2>&1 || echo "!! eval of $m did not finish" >>"$WORK/eval-$m.txt" &
+done
+wait
+cat "$WORK"/eval-*.txt | tee "$OUT/eval.txt"
+cp "$OUT/eval.txt" "$WORK/result/"
+
+tar -C "$WORK/result" -cf - . | xz -T0 -6 | split -b 15m - "$OUT/result.tar.xz.part-"
+ls -la "$OUT"
+exit $status

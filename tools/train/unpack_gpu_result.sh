@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Puts what tools/train/gpu_train.sh handed back in place: the models into resources/models/,
+# the loss plots into docs/img/, curves.csv and eval.txt into build-train/gpu-result/.
+#
+#   tools/train/unpack_gpu_result.sh DIR     # DIR holds result.tar.xz.part-* (from the GPU run)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+DIR="${1:?give the folder that holds result.tar.xz.part-*}"
+ls "$DIR"/result.tar.xz.part-* >/dev/null 2>&1 || { echo "unpack_gpu_result.sh: no result.tar.xz.part-* in $DIR" >&2; exit 1; }
+STAGE="$(mktemp -d)"
+trap 'rm -rf "$STAGE"' EXIT
+cat "$DIR"/result.tar.xz.part-* | xz -d | tar -C "$STAGE" -xf -
+for m in tiny-mdlm tiny-ar; do
+  [ -f "$STAGE/models/$m/model.safetensors" ] || { echo "unpack_gpu_result.sh: $m missing from the result" >&2; exit 1; }
+done
+rm -rf "$ROOT/resources/models/tiny-mdlm" "$ROOT/resources/models/tiny-ar"
+cp -r "$STAGE/models/tiny-mdlm" "$STAGE/models/tiny-ar" "$ROOT/resources/models/"
+mkdir -p "$ROOT/docs/img" "$ROOT/build-train/gpu-result"
+cp "$STAGE"/img/*.png "$ROOT/docs/img/" 2>/dev/null || true
+cp "$STAGE"/curves.csv "$STAGE"/eval.txt "$ROOT/build-train/gpu-result/" 2>/dev/null || true
+echo "models in resources/models/; now check them through the engine:"
+echo "  build/tools/cli/dlmscope-cli eval --model resources/models/tiny-mdlm --split test"
