@@ -125,14 +125,6 @@ std::vector<int32_t> synthetic_prompt(const ModelConfig& c, const Tokenizer& tok
     return ids;
 }
 
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
-    return buf;
-}
 
 }  // namespace
 

@@ -97,14 +97,7 @@ MarkdownSection render_forward_cuda_section(const StepBenchReport& r, const std:
         " warm-ups, wall clock. *Statistics* = the row statistics of the step (argmax and confidence of the "
         "generated rows, their download) timed alone on the step's logits, and their share of the dense step. *Roofline* = max(FLOPs / measured bf16 GEMM rate, (bf16 weights + K/V read and "
         "written) / measured copy bandwidth); FLOPs are design.md §6 (attention included) plus the LM head.");
-    s.bullet("device: " + table_cell(r.device) + "; backend " + r.backend + "; measured " + [] {
-        const std::time_t t = std::time(nullptr);
-        std::tm tm{};
-        gmtime_r(&t, &tm);
-        char buf[32];
-        std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
-        return std::string(buf);
-    }());
+    s.bullet("device: " + table_cell(r.device) + "; backend " + r.backend + "; measured " + utc_now());
     s.bullet("roofline ceilings: " + table_cell(r.rates.how));
     s.bullet("model: " + table_cell(model) + " (llada, L=" + std::to_string(c.n_layers) + ", d=" + std::to_string(c.d_model) +
              ", H=" + std::to_string(c.n_heads) + ", d_ff=" + std::to_string(c.d_ff) + ", V=" + std::to_string(c.vocab_size) +

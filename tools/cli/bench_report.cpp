@@ -1,5 +1,7 @@
 #include "bench_report.h"
 
+#include <ctime>
+
 #include <fstream>
 #include <sstream>
 
@@ -119,6 +121,15 @@ std::string table_cell(const std::string& text) {
         else out += c;
     }
     return out;
+}
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+    return buf;
 }
 
 }  // namespace dlm::cli

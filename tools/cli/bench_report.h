@@ -37,6 +37,9 @@ std::string upsert_section(const std::string& document, const MarkdownSection& s
 // upserts the section and writes it back. Throws dlm::Error naming the file on I/O failure.
 void write_section(const std::filesystem::path& file, const MarkdownSection& section);
 
+// "YYYY-MM-DD HH:MM UTC" now: when a section was measured.
+std::string utc_now();
+
 // Escapes '|' so that free text can go into a table cell.
 std::string table_cell(const std::string& text);
 

@@ -103,14 +103,6 @@ std::string os_name() {
     return std::string(u.sysname) + " " + u.release + " " + u.machine;
 }
 
-std::string utc_now() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
-    return buf;
-}
 
 // The backend as the report names it.
 std::string backend_label(const Backend& backend) {
