@@ -347,5 +347,23 @@ TEST(CliTinyMdlm, RunsTheEmbeddedModel) {
     EXPECT_DOUBLE_EQ(j.at("flops_ratio").get<double>(), 1.0);
 }
 
+TEST(CliTinyMdlm, EvalReportsWhenAnswerDigitsAreRevealed) {
+    const std::filesystem::path dir = std::filesystem::path(DLM_SOURCE_DIR) / "resources" / "models" / "tiny-mdlm";
+    if (!std::filesystem::exists(dir / "config.json"))
+        GTEST_SKIP() << "resources/models/tiny-mdlm is not there yet (trained by tools/train); skipping";
+    test::ScratchDir scratch("dlm-cli-tiny-mdlm-reveal");
+    // The arithmetic examples: the embedded model writes "a + b = c" then "#### d".
+    auto r = run_cli({"eval", "--model", dir.string(), "--split", "examples", "--json"}, scratch.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = r.json();
+    EXPECT_EQ(j.at("split"), "examples");
+    const auto& reveal = j.at("reveal");
+    ASSERT_GT(reveal.at("examples").get<int>(), 0) << j.dump();
+    for (const char* k : {"answer_digits", "other_tokens"}) {
+        EXPECT_GE(reveal.at(k).get<double>(), 0.0) << k;
+        EXPECT_LT(reveal.at(k).get<double>(), 1.0) << k;
+    }
+}
+
 }  // namespace
 }  // namespace dlm::cli_test

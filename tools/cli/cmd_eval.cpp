@@ -105,6 +105,62 @@ DecodeSettings settings_for_example(const DecodeSettings& base, const EvalExampl
     return s;
 }
 
+// When an example's tokens were revealed, as a fraction of its run (0 = first step): the answer's
+// digits (after the last "####") against the other response tokens. A model that reasons settles
+// the worked formula early and the result late; this measures it.
+struct RevealTimes {
+    double answer_digits = -1, other_tokens = -1;  // means; -1 = none in this example
+};
+
+class RevealTracker {
+public:
+    explicit RevealTracker(const Tokenizer& tok) : tok_(tok) {}
+    void on_step(const StepTrace& st) {
+        if (reveal_.size() < st.positions.size()) {
+            reveal_.resize(st.positions.size(), -1);
+            token_.resize(st.positions.size(), -1);
+            text_.resize(st.positions.size());
+        }
+        for (const PositionTrace& p : st.positions) {
+            const auto i = static_cast<std::size_t>(p.pos);
+            if (p.state == PosState::Masked) reveal_[i] = -1;  // a remask resets it
+            else if (reveal_[i] < 0) reveal_[i] = st.step;
+            token_[i] = p.token;
+            text_[i] = p.text;
+        }
+        steps_ = st.step + 1;
+    }
+    RevealTimes times() const {
+        RevealTimes r;
+        double a = 0, o = 0;
+        int na = 0, no = 0;
+        std::string so_far;
+        bool after_marker = false;
+        for (std::size_t i = 0; i < token_.size(); ++i) {
+            if (token_[i] < 0 || tok_.is_special(token_[i])) {
+                if (after_marker) break;  // the answer ends at EOT / EOS
+                continue;
+            }
+            so_far += text_[i];
+            const bool digit = std::any_of(text_[i].begin(), text_[i].end(), [](char c) { return c >= '0' && c <= '9'; });
+            const double f = steps_ > 0 && reveal_[i] >= 0 ? double(reveal_[i]) / steps_ : 0.0;
+            if (after_marker && digit) a += f, ++na;
+            else if (!after_marker) o += f, ++no;
+            after_marker = after_marker || so_far.find("####") != std::string::npos;
+        }
+        if (na > 0) r.answer_digits = a / na;
+        if (no > 0) r.other_tokens = o / no;
+        return r;
+    }
+
+private:
+    const Tokenizer& tok_;
+    std::vector<int> reveal_;
+    std::vector<int32_t> token_;
+    std::vector<std::string> text_;
+    int steps_ = 0;
+};
+
 }  // namespace
 
 int eval_main(std::span<const std::string> args) {
@@ -163,6 +219,7 @@ int eval_main(std::span<const std::string> args) {
                          " use --jobs 1");
 
     std::vector<TraceSummary> sums(examples.size());
+    std::vector<RevealTimes> reveals(examples.size());
     std::mutex progress_mutex;
     int done = 0, done_correct = 0;
     double done_wall = 0.0;
@@ -182,8 +239,13 @@ int eval_main(std::span<const std::string> args) {
             for (std::size_t i = next++; i < examples.size(); i = next++) {
                 DecodeSession session(*b, *ckpt.tokenizer, ckpt.config(), prompts[i], example_settings[i],
                                       DecodeLabels{model.name, examples[i].prompt, ckpt.dir});
-                session.run();
+                RevealTracker reveal(*ckpt.tokenizer);
+                session.run([&](const StepTrace& st) {
+                    reveal.on_step(st);
+                    return true;
+                });
                 sums[i] = session.summary();
+                reveals[i] = reveal.times();
                 const bool ok = answer_matches(extract_answer(sums[i].text), examples[i].answer);
                 std::lock_guard lock(progress_mutex);
                 ++done;
@@ -239,6 +301,17 @@ int eval_main(std::span<const std::string> args) {
         }
     }
 
+    // Mean over the examples that have both kinds of tokens.
+    double reveal_answer = 0, reveal_other = 0;
+    int reveal_n = 0;
+    for (const RevealTimes& r : reveals)
+        if (r.answer_digits >= 0 && r.other_tokens >= 0) {
+            reveal_answer += r.answer_digits;
+            reveal_other += r.other_tokens;
+            ++reveal_n;
+        }
+    if (reveal_n > 0) reveal_answer /= reveal_n, reveal_other /= reveal_n;
+
     const int n = static_cast<int>(examples.size());
     double macro = 0.0;
     for (const auto& [name, f] : families) macro += f.accuracy();
@@ -268,6 +341,7 @@ int eval_main(std::span<const std::string> args) {
             {"paper_flops_dense", total_dense},
             {"flops_ratio", ratio},
             {"counters", total_counters},
+            {"reveal", {{"answer_digits", reveal_answer}, {"other_tokens", reveal_other}, {"examples", reveal_n}}},
             {"model", model.name},
             {"backend", model.backend->name()},
             {"strategy", settings.strategy},
@@ -296,6 +370,10 @@ int eval_main(std::span<const std::string> args) {
               << "wall time       " << format_fixed(total_wall, 2) << " s of decoding (" << format_fixed(total_wall / n, 3)
               << " s per example), " << format_fixed(elapsed_s, 2) << " s elapsed with " << jobs << " job(s)\n"
               << "FLOPs ratio     " << format_fixed(ratio, 4) << " of the dense baseline\n";
+    if (reveal_n > 0)
+        std::cout << "reveal step     answer digits at " << format_fixed(reveal_answer, 2)
+                  << " of the run, other response tokens at " << format_fixed(reveal_other, 2) << " (mean over "
+                  << reveal_n << " examples with a #### answer)\n";
     return kExitOk;
 }
 
