@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -231,7 +232,11 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
         }
     }
 
-    std::string device = backend.name() == "cuda" ? "CUDA backend (bf16, cuBLAS)" : "CPU backend (fp32, OpenBLAS)";
+    std::string device = backend.name() == "cuda"
+                             ? std::string("CUDA backend (bf16, cuBLAS)")
+                             : "CPU backend (fp32, OpenBLAS), " +
+                                   (o.threads > 0 ? std::to_string(o.threads) : std::string("all")) + " thread(s) of " +
+                                   std::to_string(std::thread::hardware_concurrency());
     if (!choice.note.empty()) device += " — " + choice.note;
     MarkdownSection s("decode", "End-to-end decode: tokens/s per strategy (" + std::string(backend.name() == "cuda" ? "CUDA" : "CPU") + ")");
     s.paragraph(
