@@ -5,6 +5,7 @@
 #
 #   bash tools/train/gpu_train.sh OUT_DIR [--mdlm-minutes 5.5] [--ar-minutes 4.5] [--fresh]
 #                                         [--device cuda] [--batch 256] [--eval-per-family 50]
+#                                         [--mdlm-size base|medium] [--mdlm-lr 1e-3]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
@@ -30,15 +31,19 @@ FRESH=0
 DEVICE=cuda
 EVAL_N=50
 BATCH=256
+MDLM_SIZE=base
+MDLM_LR=1e-3
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --mdlm-minutes) MDLM_MIN="$2"; shift 2 ;;
     --ar-minutes) AR_MIN="$2"; shift 2 ;;
     --fresh) FRESH=1; shift ;;
     --device) DEVICE="$2"; shift 2 ;;            # cpu: a smoke test of this script without a GPU
     --eval-per-family) EVAL_N="$2"; shift 2 ;;
     --batch) BATCH="$2"; shift 2 ;;
+    --mdlm-size) MDLM_SIZE="$2"; shift 2 ;;   # another size than the shipped one starts from random weights
+    --mdlm-lr) MDLM_LR="$2"; shift 2 ;;
     -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) OUT="$1"; shift ;;
   esac
@@ -57,10 +62,11 @@ mkdir -p "$MODELS" "$PLOTS"
 cp -r "$ROOT/resources/models/tiny-mdlm" "$ROOT/resources/models/tiny-ar" "$MODELS/"
 CORES=$(nproc)
 init() { [ "$FRESH" = 1 ] || echo "--init-from-shipped $MODELS/$1"; }
+init_mdlm() { [ "$MDLM_SIZE" = base ] && init tiny-mdlm; }
 
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
-"$PY" "$ROOT/tools/train/train.py" --model mdlm --size base $(init tiny-mdlm) --device "$DEVICE" \
-  --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
+"$PY" "$ROOT/tools/train/train.py" --model mdlm --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
+  --batch "$BATCH" --lr "$MDLM_LR" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
   --data-workers $(( CORES > 8 ? CORES * 2 / 3 : 2 )) --threads 2 --val-every 250 --curve-every 1000 \
   --ckpt-min 100 --work "$WORK/mdlm" --out "$MODELS/tiny-mdlm" --plot "$PLOTS/loss-tiny-mdlm.png" \
   >"$OUT/train-mdlm.log" 2>&1 &
