@@ -47,17 +47,20 @@ ApplicationWindow {
 
     FolderDialog {
         id: modelDialog
+        objectName: "modelDialog"
         title: qsTr("Open a checkpoint folder (config.json + safetensors + tokenizer)")
         onAccepted: App.loadModel(selectedFolder)
     }
     FileDialog {
         id: openTraceDialog
+        objectName: "openTraceDialog"
         title: qsTr("Open a trace")
         nameFilters: [qsTr("dlmscope traces (*.ndjson *.jsonl)"), qsTr("All files (*)")]
         onAccepted: App.openTrace(selectedFile)
     }
     FileDialog {
         id: saveTraceDialog
+        objectName: "saveTraceDialog"
         title: qsTr("Save the trace")
         fileMode: FileDialog.SaveFile
         defaultSuffix: "ndjson"
@@ -66,6 +69,7 @@ ApplicationWindow {
     }
     FileDialog {
         id: exportDialog
+        objectName: "exportDialog"
         property string what: "grid"
         fileMode: FileDialog.SaveFile
         title: what === "csv" ? qsTr("Export per-step statistics") : qsTr("Export PNG")

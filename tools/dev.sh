@@ -24,8 +24,8 @@ PACKAGES=(
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtqml-workerscript
   qml6-module-qtquick-dialogs qml6-module-qt-labs-settings qml6-module-qtquick-shapes
-  qml6-module-qtcharts qml6-module-qttest
-  xvfb xauth
+  qml6-module-qtcharts qml6-module-qttest qml6-module-qt-labs-folderlistmodel
+  xvfb xauth python3
 )
 
 say() { printf 'dev.sh: %s\n' "$*" >&2; }
@@ -50,6 +50,8 @@ configure() {
 }
 
 build() {
+  # A QML module missing at run time crashes the app's dialogs: refuse to go on without it.
+  python3 "$ROOT/tools/check_qml_imports.py"
   configure
   cmake --build "$BUILD" -j "$JOBS"
 }
