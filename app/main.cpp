@@ -1,6 +1,7 @@
 // dlmscope: the desktop app. Everything but option handling and window plumbing lives in the
 // dlmscope_core library (the QML module Dlmscope).
 #include <QApplication>
+#include <QCoreApplication>
 #include <QDir>
 #include <QQmlApplicationEngine>
 #include <QQmlContext>
@@ -21,17 +22,27 @@ int main(int argc, char* argv[]) {
     // and grabs reliably without a GPU context.
     if (qEnvironmentVariable("QT_QPA_PLATFORM") == QLatin1String("offscreen"))
         QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
-    QApplication app(argc, argv);  // Qt Charts needs a QApplication
-    QQuickStyle::setStyle(QStringLiteral("Fusion"));
-    QApplication::setOrganizationName(QStringLiteral("dlmscope"));
-    QApplication::setApplicationName(QStringLiteral("dlmscope"));
-    QApplication::setApplicationVersion(QStringLiteral(DLM_VERSION));
-
-    AppOptions opts = parseAppOptions(QApplication::arguments());
+    auto name = [] {
+        QCoreApplication::setOrganizationName(QStringLiteral("dlmscope"));
+        QCoreApplication::setApplicationName(QStringLiteral("dlmscope"));
+        QCoreApplication::setApplicationVersion(QStringLiteral(DLM_VERSION));
+    };
+    // Options first, under a core application that needs no display: --help, --version and a
+    // mistyped option answer on a machine without one instead of aborting in the platform plugin.
+    AppOptions opts;
+    {
+        QCoreApplication probe(argc, argv);
+        name();
+        opts = parseAppOptions(QCoreApplication::arguments());
+    }
     if (!opts.error.isEmpty()) {
         std::fprintf(stderr, "dlmscope: %s\n", qPrintable(opts.error));
         return 2;
     }
+
+    QApplication app(argc, argv);  // Qt Charts needs a QApplication
+    QQuickStyle::setStyle(QStringLiteral("Fusion"));
+    name();
 
     AppController controller(AppController::Options{true, !opts.fresh});
     AppController::setInstance(&controller);
