@@ -1,5 +1,7 @@
 #include "app_controller.h"
 
+#include <algorithm>
+
 #include <QColor>
 #include <QDir>
 #include <QFile>
@@ -42,6 +44,17 @@ QVariantList loadExamples() {
         // A broken embedded file is a build error caught by the tests; the app still starts.
     }
     return out;
+}
+
+// Blocks must tile the canvas: the largest block length not above the current one that divides
+// gen_length (0, one block, stays 0).
+void fitBlockLength(QVariantMap& s) {
+    const int gen = s.value("gen_length").toInt();
+    int block = s.value("block_length").toInt();
+    if (block <= 0 || gen <= 0) return;
+    block = std::min(block, gen);
+    while (block > 1 && gen % block != 0) --block;
+    s.insert("block_length", QString::number(block));
 }
 
 // The app's starting point: the engine's defaults with a canvas that holds the whole answer of
@@ -313,11 +326,11 @@ void AppController::useExample(int index) {
     const int gen = e.value("genLength").toInt();
     // The whole answer must fit: the canvas follows the example; steps follow when they did.
     const bool steps_followed = settings_.value("steps").toInt() == settings_.value("gen_length").toInt();
-    int block = settings_.value("block_length").toInt();
-    if (block > gen) block = gen;
-    while (block > 1 && gen % block != 0) --block;  // blocks must tile the canvas
+    QVariantMap fitted = settings_;
+    fitted.insert("gen_length", QString::number(gen));
+    fitBlockLength(fitted);
     setSetting(QStringLiteral("gen_length"), gen);
-    if (settings_.value("block_length").toInt() > 0) setSetting(QStringLiteral("block_length"), block);
+    setSetting(QStringLiteral("block_length"), fitted.value("block_length"));
     if (steps_followed) setSetting(QStringLiteral("steps"), gen);
     setPrompt(e.value("prompt").toString());
 }
@@ -528,6 +541,7 @@ void AppController::runCompare() {
     // Run B shares the prompt, seed and lengths of A.
     QVariantMap b = compare_settings_;
     for (const char* k : {"seed", "gen_length", "steps"}) b.insert(k, settings_.value(k));
+    fitBlockLength(b);  // B keeps its own block length where it tiles A's canvas
     compare_settings_ = b;
     Q_EMIT settingsChanged();
     if (!compare_mode_) {
@@ -638,6 +652,11 @@ void AppController::setRunning(bool running, bool paused) {
 }
 
 // --- compare -------------------------------------------------------------------------------
+
+void AppController::toggleCompare(bool on) {
+    if (on && canRun() && !running_) return runCompare();
+    setCompareMode(on);
+}
 
 void AppController::setCompareMode(bool c) {
     if (c == compare_mode_) return;

@@ -137,6 +137,9 @@ public:
     Q_INVOKABLE void resume();
     Q_INVOKABLE void stepOnce();     // one decode step while paused; else one replay step
     Q_INVOKABLE void stop();
+    // The toolbar's Compare switch: on starts the A/B pair when a run can start (else only shows
+    // the two panes, B waiting for Run); off returns to the single view.
+    Q_INVOKABLE void toggleCompare(bool on);
     // Puts a worked example in the prompt and sizes the canvas for its whole answer.
     Q_INVOKABLE void useExample(int index);
     Q_INVOKABLE void setSetting(const QString& key, const QVariant& value);

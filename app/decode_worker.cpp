@@ -9,6 +9,7 @@
 #include "compute/backend_factory.h"
 #include "decode/decode_session.h"
 #include "decode/decode_settings.h"
+#include "decode/strategy.h"
 #include "model/checkpoint.h"
 #include "text/chat_template.h"
 #include "util/error.h"
@@ -115,6 +116,18 @@ void DecodeWorker::validate(quint64 requestId, const QString& prompt, const QVar
             const auto ids = dlm::build_prompt(*checkpoint_, prompt.toStdString(), chat);
             promptLength = int(ids.size());
             issues = toVariant(dlm::validate(s, checkpoint_->config(), promptLength));
+            // Unknown or malformed parameters of the chosen strategy surface before Run, as the
+            // strategy itself reports them. Guided Diffusion is left to Run: building it loads its
+            // guider model from disk, too much for every keystroke.
+            bool has_error = false;
+            for (const auto& v : issues) has_error |= v.toMap().value("severity") == "error";
+            if (!has_error && s.strategy != "guided") {
+                try {
+                    (void)dlm::make_strategy(s, checkpoint_->config(), promptLength);
+                } catch (const std::exception& e) {
+                    issues.push_back(QVariantMap{{"severity", "error"}, {"key", QString()}, {"message", QString::fromUtf8(e.what())}});
+                }
+            }
         }
     } catch (const std::exception& e) {
         issues.push_back(QVariantMap{{"severity", "error"}, {"key", QString()}, {"message", QString::fromUtf8(e.what())}});

@@ -24,7 +24,7 @@ ColumnLayout {
         GridPane {
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.compareRun
-            caption: qsTr("B · ") + (App.compareRun.hasRun ? App.compareRun.strategy : qsTr("waiting for A"))
+            caption: qsTr("B · ") + (App.compareRun.hasRun ? App.compareRun.strategy : (App.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
             onPositionClicked: (p) => pane.positionClicked(p)
         }
     }

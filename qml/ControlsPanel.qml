@@ -145,15 +145,31 @@ Rectangle {
                 Layout.fillWidth: true
                 TextField {
                     id: extra
+                    objectName: "extraSetting"
+                    property string problem: ""
                     Layout.fillWidth: true
                     placeholderText: qsTr("strategy.param=value")
                     font.pixelSize: Theme.small
+                    onTextChanged: problem = ""
                     onAccepted: {
                         const i = text.indexOf("=")
-                        if (i > 0) { App.setSetting(text.slice(0, i).trim(), text.slice(i + 1).trim()); text = "" }
+                        if (i > 0 && text.slice(i + 1).trim() !== "") {
+                            App.setSetting(text.slice(0, i).trim(), text.slice(i + 1).trim())
+                            text = ""
+                        } else {
+                            // Kept in the field, with what is wrong, instead of vanishing.
+                            problem = qsTr("Write it as key=value, e.g. surelock.epsilon=1e-3")
+                        }
                     }
                 }
                 Button { text: qsTr("Defaults"); onClicked: App.resetSettings(); implicitHeight: 26 }
+            }
+            Label {
+                objectName: "extraSettingProblem"
+                visible: extra.problem !== ""
+                text: extra.problem
+                color: Theme.error; font.pixelSize: 10; wrapMode: Text.Wrap
+                Layout.fillWidth: true
             }
 
             // Problems that name no single setting (or the whole combination).

@@ -104,7 +104,8 @@ ApplicationWindow {
                 text: qsTr("▶ Run")
                 enabled: App.canRun && !App.running
                 highlighted: true
-                onClicked: App.runDecode()
+                // In compare mode Run decodes the A/B pair again rather than leaving the mode.
+                onClicked: App.compareMode ? App.runCompare() : App.runDecode()
             }
             Button {
                 objectName: "pauseButton"
@@ -122,10 +123,12 @@ ApplicationWindow {
             }
             ToolSeparator {}
             Button {
+                objectName: "compareButton"
                 text: qsTr("Compare")
                 checkable: true
                 checked: App.compareMode
-                onToggled: App.compareMode = checked
+                onToggled: App.toggleCompare(checked)
+                ToolTip.text: qsTr("Decode A (the settings) and B (the compare preset) side by side"); ToolTip.visible: hovered
             }
             ToolSeparator {}
             Button { text: qsTr("Open trace…"); onClicked: openTraceDialog.open() }

@@ -206,6 +206,48 @@ private Q_SLOTS:
         AppController::setInstance(nullptr);
     }
 
+    // The toolbar's Compare switch runs the pair (B no longer waits forever), and Run in compare
+    // mode decodes the pair again instead of leaving the mode.
+    void toolbarCompareRunsBothSides() {
+        AppController c(AppController::Options{false, false});
+        AppController::setInstance(&c);
+        Window w;
+        QVERIFY(w.window);
+        QVERIFY2(loadModel(c), qPrintable(c.errorString()));
+        c.useExample(1);  // a short canvas
+        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+        QSignalSpy done(&c, &AppController::runCompleted);
+        c.toggleCompare(true);
+        QVERIFY(c.compareMode());
+        QVERIFY(done.wait(120000));
+        QVERIFY2(c.errorString().isEmpty(), qPrintable(c.errorString()));
+        QVERIFY2(c.run()->complete(), qPrintable(c.status()));
+        QVERIFY2(c.compareRun()->complete(), qPrintable(c.status()));
+        QVERIFY(!c.compareSummary().isEmpty());
+        c.toggleCompare(false);
+        QVERIFY(!c.compareMode());
+        AppController::setInstance(nullptr);
+    }
+
+    // A parameter the chosen strategy does not know is an error shown before Run (it used to pass
+    // validation and fail the run with a banner).
+    void unknownParameterIsAnErrorBeforeRun() {
+        AppController c(AppController::Options{false, false});
+        AppController::setInstance(&c);
+        QVERIFY2(loadModel(c), qPrintable(c.errorString()));
+        c.setSetting("strategy", "surelock");
+        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+        c.setSetting("surelock.bogus", "3");
+        auto mentions = [&] {
+            for (const auto& v : c.issues())
+                if (v.toMap().value("severity") == "error" && v.toMap().value("message").toString().contains("bogus")) return true;
+            return false;
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(mentions(), 10000);
+        QVERIFY(!c.canRun());
+        AppController::setInstance(nullptr);
+    }
+
     void stopReturnsWithinOneStep() {
         AppController c(AppController::Options{false, false});
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));

@@ -423,9 +423,17 @@ def make_example(family, rng, split):
     return {"family": family, "prompt": prompt, "response": resp, "answer": ans, "tpl": ti}
 
 
-def sample_family(rng):
+def sample_family(rng, weights=None):
+    """A family drawn by the corpus mixture, or by `weights` ({family: weight}, any scale)."""
     r = rng.random()
     acc = 0.0
+    if weights:
+        total = sum(weights.values())
+        for f, w in weights.items():
+            acc += w / total
+            if r < acc:
+                return f
+        return f
     for f, v in FAMILIES.items():
         acc += v[4]
         if r < acc:

@@ -79,10 +79,12 @@ def run(model_dir, split, per_family=0, gen=None, show=0, batch=64, families=Non
     return score(model, cfg["model_type"], rows, per_family, gen, show, batch, families, device)
 
 
-def val_rows(per_family, seed=2024):
+def val_rows(per_family, seed=2024, families=None):
     """A fixed sample of the validation split (never the test split): the learning-curve probe."""
     rows = []
     for fi, fam in enumerate(corpus.SCORED):
+        if families and fam not in families:
+            continue
         rng = random.Random(seed * 100 + fi)
         for _ in range(per_family):
             ex = corpus.make_example(fam, rng, "val")
@@ -91,9 +93,10 @@ def val_rows(per_family, seed=2024):
     return rows
 
 
-def accuracy_by_family(model, kind, per_family=50, device="cpu"):
+def accuracy_by_family(model, kind, per_family=50, device="cpu", families=None):
     """Greedy accuracy per family of a model being trained, on val_rows(per_family)."""
-    res, _ = score(model, "llada" if kind == "mdlm" else "qwen2", val_rows(per_family), batch=256, device=device)
+    res, _ = score(model, "llada" if kind == "mdlm" else "qwen2", val_rows(per_family, families=families), batch=256,
+                   device=device)
     return {f: v["acc"] for f, v in res.items()}
 
 

@@ -65,12 +65,12 @@ def make_batch(exs, rng, long_prob, max_len):
     return ids, is_resp
 
 
-def chunk_batches(seed, B, long_prob, max_len, K, c):
+def chunk_batches(seed, B, long_prob, max_len, K, c, weights=None):
     """The K batches of chunk c: a pure function of its arguments (worker processes call it)."""
     rng = random.Random(f"{seed}-chunk-{c}")
     exs = []
     for _ in range(K * B):
-        fam = corpus.sample_family(rng)
+        fam = corpus.sample_family(rng, weights)
         exs.append(encode_ex(corpus.make_example(fam, rng, "train")))
     exs.sort(key=lambda e: len(e[0]) + len(e[1]))
     batches = [exs[i * B:(i + 1) * B] for i in range(K)]
@@ -80,7 +80,7 @@ def chunk_batches(seed, B, long_prob, max_len, K, c):
 
 
 def _chunk_job(args):
-    return args[-1], chunk_batches(*args)
+    return args[5], chunk_batches(*args)
 
 
 class Data:
@@ -88,8 +88,9 @@ class Data:
     K*B training examples sorted by length and cut into K batches (length bucketing),
     visited in a seeded shuffled order."""
 
-    def __init__(self, seed, batch, long_prob, max_len, K=8, workers=0):
+    def __init__(self, seed, batch, long_prob, max_len, K=8, workers=0, weights=None):
         self.seed, self.B, self.long_prob, self.max_len, self.K = seed, batch, long_prob, max_len, K
+        self.weights = weights
         self._cache = (None, None)
         # With workers, chunks are made ahead in other processes (a GPU consumes them faster than
         # one Python process writes them); the batches are the same as without.
@@ -99,7 +100,7 @@ class Data:
             self._pool = mp.get_context("fork").Pool(workers)
 
     def _args(self, c):
-        return (self.seed, self.B, self.long_prob, self.max_len, self.K, c)
+        return (self.seed, self.B, self.long_prob, self.max_len, self.K, c, self.weights)
 
     def _chunk(self, c):
         if self._cache[0] == c:
@@ -248,6 +249,10 @@ def main():
                     help="every N steps, greedy accuracy per family on a fixed test sample (PyTorch, "
                     "tools/train/eval_py.py), appended to <work>/curve.csv (0: off)")
     ap.add_argument("--curve-per-family", type=int, default=50, help="validation rows per family of each curve point")
+    ap.add_argument("--curve-families", default="", help="families of the learning curve (default: every scored one)")
+    ap.add_argument("--family-weights", default="",
+                    help="the training mixture as family=weight,... (e.g. addition=3,word_problem=1); default: "
+                    "the corpus mixture")
     a = ap.parse_args()
 
     torch.set_num_threads(a.threads)
@@ -268,7 +273,15 @@ def main():
                              {"params": nodecay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
     lossfn = mdlm_loss if a.model == "mdlm" else ar_loss
-    data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers)
+    weights = None
+    if a.family_weights:
+        weights = {}
+        for item in a.family_weights.split(","):
+            fam, _, w = item.partition("=")
+            if fam not in corpus.FAMILIES:
+                ap.error(f"--family-weights: unknown family {fam!r} (known: {', '.join(corpus.FAMILIES)})")
+            weights[fam] = float(w or 1)
+    data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers, weights=weights)
     vb = val_batches(4, 64, a.max_len)
 
     ck = os.path.join(work, "ckpt.pt")
@@ -325,7 +338,8 @@ def main():
         import eval_py
         model.eval()
         with autocast():
-            acc = eval_py.accuracy_by_family(model, a.model, per_family=a.curve_per_family, device=dev)
+            acc = eval_py.accuracy_by_family(model, a.model, per_family=a.curve_per_family, device=dev,
+                                             families=[f for f in a.curve_families.split(",") if f] or None)
         model.train()
         new = not os.path.exists(curve_path) or step <= a.curve_every
         with open(curve_path, "w" if new else "a") as f:
