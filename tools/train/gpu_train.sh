@@ -5,7 +5,7 @@
 #
 #   bash tools/train/gpu_train.sh OUT_DIR [--mdlm-minutes 5.5] [--ar-minutes 4.5] [--fresh]
 #                                         [--device cuda] [--batch 256] [--eval-per-family 50]
-#                                         [--mdlm-size base|medium] [--mdlm-lr 1e-3]
+#                                         [--mdlm-size base|medium] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
@@ -33,6 +33,9 @@ EVAL_N=50
 BATCH=256
 MDLM_SIZE=base
 MDLM_LR=1e-3
+# Mask rate t = u^0.5: more nearly fully masked responses, where the answer must come from the
+# prompt. A CPU pilot (docs/models.md) grew the model's use of the prompt faster than uniform t.
+MDLM_T_POWER=0.5
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
     --batch) BATCH="$2"; shift 2 ;;
     --mdlm-size) MDLM_SIZE="$2"; shift 2 ;;   # another size than the shipped one starts from random weights
     --mdlm-lr) MDLM_LR="$2"; shift 2 ;;
+    --mdlm-t-power) MDLM_T_POWER="$2"; shift 2 ;;  # 1: LLaDA's uniform mask rate
     -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) OUT="$1"; shift ;;
   esac
@@ -66,7 +70,7 @@ init_mdlm() { [ "$MDLM_SIZE" = base ] && init tiny-mdlm; }
 
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
 "$PY" "$ROOT/tools/train/train.py" --model mdlm --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
-  --batch "$BATCH" --lr "$MDLM_LR" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
+  --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
   --data-workers $(( CORES > 8 ? CORES * 2 / 3 : 2 )) --threads 2 --val-every 250 --curve-every 1000 \
   --ckpt-min 100 --work "$WORK/mdlm" --out "$MODELS/tiny-mdlm" --plot "$PLOTS/loss-tiny-mdlm.png" \
   >"$OUT/train-mdlm.log" 2>&1 &

@@ -131,13 +131,16 @@ def val_batches(n_batches, batch, max_len, seed=999):
 
 
 # ------------------------------------------------------------------ losses
-def mdlm_loss(model, ids, is_resp, gen):
+def mdlm_loss(model, ids, is_resp, gen, t_power=1.0):
     """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
     masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
     CE on masked tokens weighted 1/p, normalised by the response length, mean over batch."""
     B, T = ids.shape
     u = torch.rand((), generator=gen)
     t = (u + torch.arange(B, dtype=torch.float32) / B) % 1.0
+    # t ** power with power < 1 puts more sequences near a fully masked response, the state
+    # inference starts from, where the answer can only come from the prompt.
+    t = t ** t_power
     pm = ((1 - EPS) * t + EPS).to(ids.device)
     r = torch.rand((B, T), generator=gen).to(ids.device)  # drawn on the CPU: the same on every device
     masked = (r < pm[:, None]) & is_resp
@@ -249,6 +252,8 @@ def main():
                     help="every N steps, greedy accuracy per family on a fixed test sample (PyTorch, "
                     "tools/train/eval_py.py), appended to <work>/curve.csv (0: off)")
     ap.add_argument("--curve-per-family", type=int, default=50, help="validation rows per family of each curve point")
+    ap.add_argument("--t-power", type=float, default=1.0,
+                    help="MDLM: mask rate t = u ** power (u uniform); < 1 favours nearly fully masked responses")
     ap.add_argument("--curve-families", default="", help="families of the learning curve (default: every scored one)")
     ap.add_argument("--family-weights", default="",
                     help="the training mixture as family=weight,... (e.g. addition=3,word_problem=1); default: "
@@ -272,7 +277,7 @@ def main():
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": a.wd},
                              {"params": nodecay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
-    lossfn = mdlm_loss if a.model == "mdlm" else ar_loss
+    lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power)) if a.model == "mdlm" else ar_loss
     weights = None
     if a.family_weights:
         weights = {}
@@ -328,7 +333,8 @@ def main():
         tot = 0.0
         with torch.no_grad(), autocast():
             for ids, isr in vb:
-                tot += float(lossfn(model, ids.to(dev), isr.to(dev), g)[0])
+                # The plain objective (uniform t), so validation losses compare across --t-power.
+                tot += float((mdlm_loss if a.model == "mdlm" else ar_loss)(model, ids.to(dev), isr.to(dev), g)[0])
         model.train()
         return tot / len(vb)
 
