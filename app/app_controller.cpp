@@ -360,6 +360,25 @@ QString AppController::issueFor(const QString& key) const {
     return {};
 }
 
+QString AppController::issueSeverityFor(const QString& key) const {
+    for (const auto& v : issues_) {
+        const auto m = v.toMap();
+        if (m.value("key").toString() == key) return m.value("severity").toString();
+    }
+    return {};
+}
+
+QVariantList AppController::generalIssues() const {
+    QVariantList out;
+    for (const auto& v : issues_) {
+        const QString key = v.toMap().value("key").toString();
+        bool shown = false;
+        for (const auto& p : parameters_) shown = shown || (!key.isEmpty() && p.toMap().value("key").toString() == key);
+        if (!shown) out.push_back(v);
+    }
+    return out;
+}
+
 bool AppController::canRun() const {
     if (!model_loaded_ || loading_) return false;
     for (const auto& v : issues_)

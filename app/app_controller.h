@@ -156,6 +156,10 @@ public:
     Q_INVOKABLE void clearError();
     Q_INVOKABLE QString toLocalPath(const QString& pathOrUrl) const;
     Q_INVOKABLE QString issueFor(const QString& key) const;  // the first issue naming `key`
+    // "error", "warning" or "" (none) for the first issue naming `key`: how the control shows it.
+    Q_INVOKABLE QString issueSeverityFor(const QString& key) const;
+    // The issues no parameter control shows: those naming no setting, or one without a control.
+    Q_INVOKABLE QVariantList generalIssues() const;
     Q_INVOKABLE void reportError(const QString& message) { setError(message); }
 
     void applyFrame();  // the frame tick (public for tests)

@@ -172,9 +172,10 @@ Rectangle {
                 Layout.fillWidth: true
             }
 
-            // Problems that name no single setting (or the whole combination).
+            // Problems that name no single setting (or the whole combination); each setting's own
+            // problem is shown once, under its control.
             Repeater {
-                model: App.issues
+                model: { App.issues; return App.generalIssues() }
                 delegate: Label {
                     required property var modelData
                     Layout.fillWidth: true

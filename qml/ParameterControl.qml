@@ -11,6 +11,7 @@ ColumnLayout {
     property var settings: App.settings
     property string value: settings[spec.key] !== undefined ? String(settings[spec.key]) : ""
     property string issue: { App.issues; return App.issueFor(spec.key) }
+    property string issueSeverity: { App.issues; return App.issueSeverityFor(spec.key) }
     signal edited(string key, string value)
     spacing: 2
     // Strategy parameters show only while their strategy is chosen.
@@ -36,9 +37,10 @@ ColumnLayout {
         }
     }
     Label {
+        objectName: "issueLabel"
         visible: control.issue !== ""
-        text: control.issue
-        color: Theme.error
+        text: (control.issueSeverity === "error" ? qsTr("Error: ") : qsTr("Warning: ")) + control.issue
+        color: control.issueSeverity === "error" ? Theme.error : Theme.warn
         font.pixelSize: 10
         wrapMode: Text.Wrap
         Layout.fillWidth: true

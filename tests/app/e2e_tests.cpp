@@ -408,11 +408,20 @@ private Q_SLOTS:
         QVERIFY(loadModel(c));
         // Invalid combinations are explained before Run, under the setting concerned.
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
-        c.setSetting("block_length", "7");  // 64 is not a multiple of 7
+        c.setSetting("block_length", "7");  // the default canvas (160) is not a multiple of 7
         QTRY_VERIFY_WITH_TIMEOUT(!c.canRun(), 10000);
         QVERIFY2(c.issueFor("block_length").contains("multiple"), qPrintable(c.issueFor("block_length")));
+        QCOMPARE(c.issueSeverityFor("block_length"), QStringLiteral("error"));
+        // Shown once, under its control: not again in the list of general problems.
+        for (const auto& v : c.generalIssues()) QVERIFY(v.toMap().value("key").toString() != "block_length");
         c.setSetting("block_length", "32");
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+        // A warning reads as one (amber, "Warning:") and does not stop Run.
+        c.setSetting("temperature", "20");
+        QTRY_COMPARE_WITH_TIMEOUT(c.issueSeverityFor("temperature"), QStringLiteral("warning"), 10000);
+        QVERIFY(c.canRun());
+        c.setSetting("temperature", "0");
+        QTRY_VERIFY_WITH_TIMEOUT(c.issueSeverityFor("temperature").isEmpty(), 10000);
 
         QTemporaryDir empty;
         c.loadModel(empty.path());
