@@ -72,8 +72,10 @@ ColumnLayout {
         id: realEditor
         TextField {
             text: control.value
-            validator: DoubleValidator { bottom: control.spec.min; top: control.spec.max }
-            onEditingFinished: control.edited(control.spec.key, text)
+            // Any number is passed on, in range or not: the engine's validation then says what is
+            // wrong under the field. A range here made out-of-range text stay shown but unused.
+            validator: RegularExpressionValidator { regularExpression: /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/ }
+            onEditingFinished: control.edited(control.spec.key, text.trim())
             font.pixelSize: Theme.small
             implicitHeight: 26
         }

@@ -422,6 +422,14 @@ private Q_SLOTS:
         QVERIFY(c.canRun());
         c.setSetting("temperature", "0");
         QTRY_VERIFY_WITH_TIMEOUT(c.issueSeverityFor("temperature").isEmpty(), 10000);
+        // An out-of-range value is kept and named as the error, and Defaults clears it.
+        c.setSetting("top_p", "2.5");
+        QTRY_COMPARE_WITH_TIMEOUT(c.issueSeverityFor("top_p"), QStringLiteral("error"), 10000);
+        QCOMPARE(c.settings().value("top_p").toString(), QStringLiteral("2.5"));
+        QVERIFY(!c.canRun());
+        c.resetSettings();
+        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+        QVERIFY(c.settings().value("top_p").toString() != QStringLiteral("2.5"));
 
         QTemporaryDir empty;
         c.loadModel(empty.path());

@@ -45,5 +45,20 @@ TestCase {
         App.resetSettings()
     }
 
+    // A number outside the setting's range is still passed on (the engine says what is wrong), so
+    // the field never shows a value the run does not use; text that is no number is refused.
+    function test_realFieldPassesOutOfRangeNumbersOn() {
+        const c = createTemporaryObject(comp, host.contentItem, {spec: spec("top_p")})
+        const loader = c.children[0].children[1]
+        verify(loader.item)
+        for (const t of ["2.5", "-1", "1e-3", "0.9"]) {
+            loader.item.text = t
+            verify(loader.item.acceptableInput, t)
+        }
+        loader.item.text = "abc"
+        verify(!loader.item.acceptableInput)
+        App.resetSettings()
+    }
+
     Component { id: signalSpy; SignalSpy {} }
 }
