@@ -1,7 +1,7 @@
 #pragma once
 // One row per generated position as it stood after the shown step. show() emits dataChanged
 // only for the rows whose state, event, token or confidence shade changed, in contiguous ranges, so
-// a view repaints O(changed cells) per step (research/peers.md A6: send changes, not the canvas).
+// a view repaints O(changed cells) per step (send changes, not the canvas).
 #include <QAbstractListModel>
 #include <QtQml/qqmlregistration.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// COVER's closed-form diagonal correction on the GPU (cover-paper.txt §5.1, App. B; the CPU
+// COVER's closed-form diagonal correction on the GPU (the COVER paper, §5.1, App. B; the CPU
 // reference is compute/cover_correction.h). After launch_attention ran with self_sees_fresh =
 // false (every row, the seed rows too, read the overridden K'/V' at the seed columns), each seed
 // row i and head h is corrected to its leave-one-out view in place:

@@ -1,4 +1,4 @@
-// The bf16 CUDA forward (design.md §3, issue 6): the same token-sparse semantics as the CPU
+// The bf16 CUDA forward (design.md §3): the same token-sparse semantics as the CPU
 // backend (compute/cpu_backend.cpp, the reference), with the rows of every batch item packed
 // into one block so that the row-wise work (embedding, norms, the Q|K|V, output and FFN GEMMs,
 // bias, RoPE, SwiGLU) runs once per layer over all items, and only what reads an item's own

@@ -1,5 +1,5 @@
 #pragma once
-// The bf16 CUDA backend (issue 6): the same Backend interface as the CPU backend, so every
+// The bf16 CUDA backend: the same Backend interface as the CPU backend, so every
 // strategy runs on it unchanged. Plain C++ header: no CUDA types, so the engine's backend factory
 // and the tools can include it.
 #include <cstddef>

@@ -1,7 +1,7 @@
 #pragma once
 // Every CUDA runtime and cuBLAS call goes through these: a failure becomes a dlm::Error whose
 // message names the call and, for out-of-memory, the bytes asked for and what the device had
-// free, so the app can show it and keep running (issue 6 §2).
+// free, so the app can show it and keep running.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 

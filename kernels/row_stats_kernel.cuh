@@ -1,5 +1,5 @@
 #pragma once
-// One fused pass per head row over the vocabulary (issue 6 §1; the CPU reference is
+// One fused pass per head row over the vocabulary (the CPU reference is
 // compute/row_stats.cpp compute_row_stats): suppressed ids to -inf, classifier-free guidance,
 // softmax, max p, runner-up, entropy, log-sum-exp, KL to the stored previous posterior (and the
 // new posterior stored in its place), the raw p of a query token, the display top-k, and the

@@ -19,7 +19,7 @@ namespace dlm {
 // `self_sees_fresh` (the leave-one-out view the closed-form diagonal correction restores).
 // `closed_form` chooses how that view is made: false recomputes those rows' attention with the
 // diagonal column swapped; true runs the override attention once for every row and then applies
-// the post-hoc correction of cover-paper.txt Appendix B (compute/cover_correction.h).
+// the post-hoc correction of the COVER paper, Appendix B (compute/cover_correction.h).
 struct KvOverride {
     std::vector<int32_t> positions;
     const KvCache* source = nullptr;
@@ -27,7 +27,7 @@ struct KvOverride {
     bool closed_form = false;
 };
 
-// WINO's shadow block (research/strategies.md §6.1): canvas columns [first, first + count) are
+// WINO's shadow block: canvas columns [first, first + count) are
 // shadow positions, each the leave-one-out twin of one column of [twin_first, twin_first + count).
 // A query row outside the block never sees a shadow column; shadow row s sees every column of
 // the block and every other column except its twin twin_first + (s - first). With the twins'

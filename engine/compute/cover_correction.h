@@ -1,5 +1,5 @@
 #pragma once
-// COVER's closed-form diagonal correction (cover-paper.txt §5.1 and Appendix B), for one
+// COVER's closed-form diagonal correction (the COVER paper, §5.1 and Appendix B), for one
 // attention head of one seed query row.
 //
 // The override forward runs attention once for every row with the seed columns read from the

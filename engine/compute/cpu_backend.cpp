@@ -330,7 +330,7 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
                 for (int j = 0; j < cols; ++j) dst[j] += src[j] * inv_h;
             }
         }
-        // cover-paper.txt Appendix B: o_i = (o_ovr - a·v'_i + a·e^delta·v_i) / r, per seed row.
+        // the COVER paper, Appendix B: o_i = (o_ovr - a·v'_i + a·e^delta·v_i) / r, per seed row.
         for (int i : corrected) {
             const int pos = rows[i];
             const float* qi = q_.data() + static_cast<std::size_t>(i) * qd + h * hd;

@@ -1,5 +1,5 @@
 #pragma once
-// The fp32 building blocks of the CPU transformer forward (research/models.md §1.2, §2.2).
+// The fp32 building blocks of the CPU transformer forward.
 // Everything here works on row-major [rows, features] matrices and treats every row on its own.
 // Only the sgemm wrappers can make a row's last bits depend on the other rows (see gemm_xwt).
 #include <cstddef>

@@ -1,7 +1,7 @@
 #pragma once
 // The least time a forward step can take on a device: the larger of its arithmetic at the
 // device's measured matrix rate and its compulsory memory traffic at the measured copy
-// bandwidth (the issue 6 benchmark's roofline). The device rates are measured elsewhere
+// bandwidth (the GPU benchmark's roofline). The device rates are measured elsewhere
 // (kernels/device_roofline.h); this file only counts.
 #include <string>
 

@@ -1,5 +1,5 @@
 #pragma once
-// Times denoising steps as a decoder issues them (issue 6 §4), on any Backend: a *step* is one
+// Times denoising steps as a decoder issues them, on any Backend: a *step* is one
 // forward over a batch of canvases (prompt + generation) followed by the per-row statistics of
 // the generated rows (argmax and confidence, which return to the host and so end the step).
 // Dense steps compute every position and send the generated rows through the LM head;

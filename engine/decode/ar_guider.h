@@ -1,5 +1,5 @@
 #pragma once
-// The autoregressive verifier of Guided Diffusion (FlashDLM, research/strategies.md §4.2-4.3): a
+// The autoregressive verifier of Guided Diffusion (FlashDLM): a
 // small causal model (qwen2 family, by default the embedded tiny-ar) reads the context (prompt +
 // committed prefix) followed by the diffusion model's draft and says how long a prefix of the
 // draft it agrees with.
@@ -47,7 +47,7 @@ struct GuideResult {
 };
 
 // Causal FLOPs of computing `rows` (absolute positions, each attending to pos + 1 keys) with
-// `head_rows` of them through the LM head (research/models.md §8.2 with a causal key count).
+// `head_rows` of them through the LM head (design.md §6's count with causal keys).
 double causal_flops(const ModelConfig& c, std::span<const int32_t> rows, int head_rows);
 
 class ArGuider {

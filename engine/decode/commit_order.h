@@ -10,7 +10,7 @@
 
 namespace dlm {
 
-// What "confidence" means for an unmask rule (research/strategies.md §1.2, §2.3).
+// What "confidence" means for an unmask rule.
 enum class ConfidenceMeasure {
     SampledProb,  // p of the sampled token (LLaDA low_confidence, Dream maskgit_plus)
     Margin,       // top-1 p - top-2 p (Dream topk_margin)

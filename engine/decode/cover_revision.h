@@ -1,5 +1,5 @@
 #pragma once
-// COVER's verification and seed selection (cover-paper.txt §5; research/strategies.md §6.3).
+// COVER's verification and seed selection (the COVER paper, §5).
 //
 // Each step t verifies the seed set S_{t-1} chosen at the end of step t-1 inside the drafting
 // forward itself: the seeds are fed as [MASK], every other query reads their step t-1 K/V from a

@@ -279,7 +279,7 @@ StepTrace DecodeSession::step() {
     const StepContext ctx{step_, settings_.seed, cv, rt.by_pos, rt.shadow_by_pos};
     const std::vector<Commit> commits = strategy_->unmask->choose(ctx);
     for (const Commit& c : commits) cv.unmask(c.pos, c.token, step_);
-    // cover-paper.txt §4, §6.1: re-unmasks are judged here, before a revision may remask them again.
+    // the COVER paper, §4, §6.1: re-unmasks are judged here, before a revision may remask them again.
     std::vector<PosEvent> events(static_cast<std::size_t>(n));
     for (int p = 0; p < n; ++p) events[static_cast<std::size_t>(p)] = cv.event(p);
     RevisionCounts revision_counts = rt.revision_counter.observe_commits(events);

@@ -1,5 +1,5 @@
 #pragma once
-// Every knob of a decode run (research/strategies.md §1, §2, §9.2). Plain values: the CLI fills
+// Every knob of a decode run. Plain values: the CLI fills
 // them from `key=value` arguments, the app from its controls, and the trace header records them
 // with to_map() so that a run can be replayed exactly.
 #include <cstdint>

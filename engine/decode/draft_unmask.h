@@ -1,6 +1,6 @@
 #pragma once
-// The drafting rule of the revocable decoders (cover-paper.txt §3, §5.2; research/strategies.md
-// §6.1 "wide in"): in the current block (the block holding the first masked position), every
+// The drafting rule of the revocable decoders (the COVER paper, §3, §5.2;
+// WINO's "wide in"): in the current block (the block holding the first masked position), every
 // masked position whose confidence c = p(x0) under the raw posterior exceeds tau (strictly) is
 // drafted with x0, at most `cap` of them (the most confident, ties by position), and the single
 // most confident one when none passes, so that every step makes progress.

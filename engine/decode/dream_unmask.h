@@ -1,5 +1,5 @@
 #pragma once
-// Dream's reference sampler (generation_utils.py `_sample`, research/strategies.md §2.2-2.3):
+// Dream's reference sampler (generation_utils.py `_sample`):
 // timesteps linspace(1, eps, steps + 1); `origin` reveals each mask with probability 1 - s/t;
 // maskgit_plus / topk_margin / entropy reveal int(masks * (1 - s/t)) positions ranked by their
 // confidence (or drawn without replacement from softmax(conf / alg_temp)); the last step

@@ -1,5 +1,5 @@
 #pragma once
-// Algorithmic FLOPs in the SureLock style (design.md §6, research/models.md §8). GEMMs only:
+// Algorithmic FLOPs in the SureLock style (design.md §6). GEMMs only:
 // Q/K/V/O projections, QK^T and AV, SwiGLU FFN. The LM head is counted separately so that
 // "paper FLOPs" stay comparable with the paper's tables.
 #include "model/model_config.h"

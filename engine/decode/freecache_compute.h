@@ -1,5 +1,5 @@
 #pragma once
-// FreeCache (FlashDLM, flashdlm-summary.txt; research/strategies.md §4.1): the K/V of the prompt
+// FreeCache (FlashDLM): the K/V of the prompt
 // and of every completed block are frozen; each step computes only the active window, the current
 // block and every later one. The first step computes the whole canvas (it fills the cache). A
 // block's K/V are frozen from the forward of its last step, in which its last tokens were still

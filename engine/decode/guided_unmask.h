@@ -1,5 +1,5 @@
 #pragma once
-// Guided Diffusion's unmask rule (FlashDLM; research/strategies.md §4.2): the diffusion model
+// Guided Diffusion's unmask rule (FlashDLM): the diffusion model
 // drafts every masked position (its sampled token, the argmax at temperature 0); the AR guider
 // scores the draft left to right after the context (prompt + committed prefix) and the longest
 // agreeing prefix is committed; when the guider rejects the very first draft token, that token is

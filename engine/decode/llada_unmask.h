@@ -1,5 +1,5 @@
 #pragma once
-// LLaDA's reference sampler (ML-GSAI/LLaDA generate.py, research/strategies.md §1.2-1.6):
+// LLaDA's reference sampler (ML-GSAI/LLaDA generate.py):
 // semi-autoregressive blocks, a linear per-block schedule with the remainder front-loaded
 // (zero-reveal steps allowed), commits ranked by the sampled token's confidence (or uniformly
 // random), nothing outside the current block ever committed.

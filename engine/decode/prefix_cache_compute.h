@@ -1,5 +1,5 @@
 #pragma once
-// Fast-dLLM's KV caches (NVlabs/Fast-dLLM llada/generate.py; research/strategies.md §3.3-3.4).
+// Fast-dLLM's KV caches (NVlabs/Fast-dLLM llada/generate.py).
 // Each block starts with a refresh step: a full forward over the canvas (which also decodes).
 // The following steps of the block reuse the cache:
 //   prefix: compute the current block and everything after it; the prefix (prompt + completed

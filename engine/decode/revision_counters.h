@@ -1,5 +1,5 @@
 #pragma once
-// The revision counters of a run (cover-paper.txt §4 and §6.1), counted in one place from the
+// The revision counters of a run (the COVER paper, §4 and §6.1), counted in one place from the
 // per-position events of each step:
 //  - remasks: ReMask operations (an unmasked position reset to [MASK]);
 //  - effective_remasks: remasks whose position was later re-unmasked to a token different from

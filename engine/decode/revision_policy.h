@@ -28,7 +28,7 @@ struct ForwardAdjustment {
     std::vector<int32_t> masked_inputs;
     const KvOverride* kv_override = nullptr;
     bool want_attention = false;
-    // WINO's shadow block (research/strategies.md §6.1): shadow_count [MASK] columns appended after
+    // WINO's shadow block: shadow_count [MASK] columns appended after
     // the canvas, at the RoPE positions of canvas positions [shadow_twin_first, + shadow_count),
     // each seeing every canvas column except its twin (compute/backend.h ShadowBlock). The session
     // computes them in the same forward and hands their statistics to revise() as

@@ -75,7 +75,7 @@ bool make_wino(const DecodeSettings& s, const ModelConfig& config, int prompt_le
         throw Error("wino is not supported on shifted-logit models (" + std::string(family_name(config.family)) +
                     "): the token at position j is predicted by row j-1, which sees j, so a shadow copy of j "
                     "cannot give the leave-one-out prediction the verification relies on");
-    // research/strategies.md §6.1 configs: block 128 (of 256), capped to the generation.
+    // WINO's published configs: block 128 (of 256), capped to the generation.
     const int default_block = s.block_length > 0 ? s.block_length : (s.gen_length % 128 == 0 ? 128 : s.gen_length);
     const int block = static_cast<int>(p.integer("wino.block_length", default_block, 1, 1 << 20));
     DraftUnmaskOptions d;

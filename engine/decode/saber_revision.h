@@ -1,5 +1,5 @@
 #pragma once
-// Saber (zhaoyMa/Saber decoding.py::generate_with_saber; research/strategies.md §6.2): adaptive
+// Saber (zhaoyMa/Saber decoding.py::generate_with_saber): adaptive
 // acceleration by mean-confidence drafting, and backtracking remasking by confidence drops.
 //
 // Per step, over the generation slots up to the end of the current block (the block cursor moves

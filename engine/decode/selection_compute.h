@@ -1,5 +1,5 @@
 #pragma once
-// Selection (dLLM-Cache-style partial recompute, research/strategies.md §7; the surrogate of the
+// Selection (dLLM-Cache-style partial recompute; the surrogate of the
 // SureLock paper's Table 4): each step computes only a fraction k of the eligible rows and reads
 // the others' K/V from the cache. Which rows:
 //   1. rows that must run: rows never computed, rows whose token changed since they were last

@@ -1,5 +1,5 @@
 #pragma once
-// Theorem 1 of the SureLock paper (surelock-paper.txt §2.3): locking position i when its step KL
+// Theorem 1 of the SureLock paper (§2.3): locking position i when its step KL
 // D_{t*} <= epsilon bounds the terminal log-probability error of that position by
 //   delta = C_tail * sqrt(epsilon),   C_tail = L_sm * L / (1 - sqrt(rho)),
 // so a target error delta turns into the closed-form threshold epsilon(delta) = delta^2 / C_tail^2.

@@ -1,5 +1,5 @@
 #pragma once
-// SureLock (surelock-paper.txt, Algorithm 1, §2, App. F, M; research/strategies.md §5): once a
+// SureLock (the SureLock paper, Algorithm 1, §2, App. F, M): once a
 // position's raw posterior has stabilised (step KL D = KL(p_t || p_{t-1}) <= epsilon, optionally
 // only within the top-m% most confident candidates) the position is locked for good: its row
 // leaves `rows` (no Q projection, attention or FFN, no LM head row), the K/V it wrote in its last

@@ -1,5 +1,5 @@
 #pragma once
-// Fast-dLLM parallel decoding (NVlabs/Fast-dLLM llada/generate.py; research/strategies.md §3.1-3.2).
+// Fast-dLLM parallel decoding (NVlabs/Fast-dLLM llada/generate.py).
 // Candidates: the masked positions of the current block (the first block that still has a mask),
 // ranked by the confidence of the sampled token (LLaDA: raw p of x0; Dream: processed p).
 //   threshold: commit every candidate with confidence >= tau, and always the most confident one

@@ -1,6 +1,6 @@
 #pragma once
-// How many masked positions each step reveals under the reference schedules
-// (research/strategies.md §1.3, §2.3). Pure functions, tested against the reference's arithmetic.
+// How many masked positions each step reveals under the reference schedules (LLaDA's
+// and Dream's). Pure functions, tested against the reference's arithmetic.
 #include <vector>
 
 namespace dlm {

@@ -1,6 +1,6 @@
 #pragma once
-// WINO's narrow-out verification (Feng-Hong/WINO-DLLM LLaDA/decoding.py::decoding_wino;
-// research/strategies.md §6.1). The wide-in drafting is DraftUnmask with Cap::Wino.
+// WINO's narrow-out verification (Feng-Hong/WINO-DLLM LLaDA/decoding.py::decoding_wino).
+// The wide-in drafting is DraftUnmask with Cap::Wino.
 //
 // Every forward carries a shadow block: one [MASK] column per position of the current block,
 // appended after the canvas at its twin's RoPE position, seeing every canvas column except its

@@ -16,7 +16,7 @@ namespace {
 using nlohmann::json;
 
 // LLaDA-8B's published vocabulary (embedding rows) and its <|mdm_mask|> id; the mask id is only
-// assumed when a config omits it AND its vocabulary is exactly this one (research/models.md §1.4).
+// assumed when a config omits it AND its vocabulary is exactly this one.
 constexpr int kLladaVocabRows = 126464;
 constexpr int kLladaMaskId = 126336;
 // Dream-v0-7B: DreamConfig's default mask_token_id, for its 152064-row vocabulary (§2.1).

@@ -1,5 +1,5 @@
 #pragma once
-// The architecture of a checkpoint, read from its config.json (design.md §2, research/models.md).
+// The architecture of a checkpoint, read from its config.json (design.md §2).
 #include <filesystem>
 #include <string>
 #include <string_view>

@@ -1,5 +1,5 @@
 #pragma once
-// Tensors bound by each family's exact names (research/models.md §1.3, §2.2, §3), shapes checked
+// Tensors bound by each family's exact names, shapes checked
 // against the config.
 #include <memory>
 #include <string>

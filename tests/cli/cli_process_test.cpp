@@ -48,7 +48,7 @@ TEST_F(CliProcess, FlopsJsonReproducesThePaperForLlada8B) {
     ASSERT_EQ(r.status, 0) << r.err;
     const auto j = r.json();
     const double per_step = j.at("paper_flops_per_step").get<double>();
-    // research/models.md §8.4: 4.5205e12 at N = M = 320 (and the exact integer behind it).
+    // the SureLock paper's worked number: 4.5205e12 at N = M = 320 (and the exact integer behind it).
     EXPECT_NEAR(per_step / 4.5205e12, 1.0, 1e-4);
     EXPECT_DOUBLE_EQ(per_step, 320.0 * (13958643712.0 + 524288.0 * 320.0));
     EXPECT_DOUBLE_EQ(j.at("paper_flops_dense_per_step").get<double>(), per_step);

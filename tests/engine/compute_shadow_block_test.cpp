@@ -58,7 +58,7 @@ ShadowCanvas make_shadow_canvas(const ModelConfig& c, int n, int twin_first, int
     return s;
 }
 
-// research/strategies.md §6.1's mask, written position by position: no real row sees the shadow
+// WINO's mask, written position by position: no real row sees the shadow
 // block; a shadow row sees the whole shadow block and every real column except its own twin.
 ReferenceLayout explicit_layout(const ShadowCanvas& s) {
     const int total = static_cast<int>(s.tokens.size());

@@ -1,4 +1,4 @@
-// design.md §6 / research/models.md §8 worked numbers.
+// design.md §6 worked numbers.
 #include <gtest/gtest.h>
 
 #include "decode/flops.h"

@@ -1,4 +1,4 @@
-// Reference transfer schedules (research/strategies.md §1.3, §2.3).
+// Reference transfer schedules.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -76,7 +76,7 @@ TEST(DecodeSchedule, DreamLastStepFillsEverything) {
     EXPECT_EQ(dream_transfer_count(t, 63, 17), 17);
     const auto c = simulate_dream(128, 64);
     EXPECT_EQ(std::accumulate(c.begin(), c.end(), 0), 128);
-    EXPECT_EQ(c.back(), 3);  // research/strategies.md §2.3: 3 at 128 tokens / 64 steps
+    EXPECT_EQ(c.back(), 3);  // Dream's schedule: 3 at 128 tokens / 64 steps
     for (int k : c) EXPECT_GE(k, 0);
 }
 

@@ -11,7 +11,7 @@ namespace {
 using nlohmann::json;
 using test::expect_error;
 
-// LLaDA-8B-Instruct config.json as published (research/models.md §1.1; auto_map trimmed).
+// LLaDA-8B-Instruct config.json as published (auto_map trimmed).
 const char* kLlada8B = R"({
   "activation_type": "silu", "alibi": false, "alibi_bias_max": 8.0, "architectures": ["LLaDAModelLM"],
   "attention_dropout": 0.0, "attention_layer_norm": false, "attention_layer_norm_with_affine": true,

@@ -1,4 +1,4 @@
-// COVER (cover-paper.txt §5, Appendix B): the closed-form diagonal correction against a direct
+// COVER (the COVER paper, §5, Appendix B): the closed-form diagonal correction against a direct
 // softmax, and the backend's one-pass dual view against the explicit leave-one-out view.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Guided Diffusion (research/strategies.md §4.2): the diffusion model drafts every mask, an AR
+// Guided Diffusion: the diffusion model drafts every mask, an AR
 // guider (a random qwen2 checkpoint here) accepts the longest agreeing prefix, at least one token
 // per step. The diffusion side is the scripted backend (its drafts are known), the guider is the
 // real CPU backend over a random causal model sharing the 32-token fake vocabulary.

@@ -1,4 +1,4 @@
-// Revision counters (cover-paper.txt §4, §6.1) on constructed event sequences, checked against
+// Revision counters (the COVER paper, §4, §6.1) on constructed event sequences, checked against
 // the canvas's own flip-flop detection.
 #include <gtest/gtest.h>
 
@@ -124,7 +124,7 @@ TEST(StrategyRevisionCounters, CommitThenRemaskInOneStepIsCountedTwice) {
     EXPECT_EQ(rc.totals().effective_remasks, 1);
 }
 
-// --- Saber (research/strategies.md §6.2) ----------------------------------------------------
+// --- Saber ----------------------------------------------------
 
 TEST(StrategySaber, BacktrackCountFollowsTheReference) {
     EXPECT_EQ(SaberRevision::backtrack_count(2, 2), 1);   // max(1, 1), cap 1

@@ -1,4 +1,4 @@
-// SureLock (surelock-paper.txt Algorithm 1) on tiny random checkpoints through the real CPU
+// SureLock (the SureLock paper, Algorithm 1) on tiny random checkpoints through the real CPU
 // backend: locking disabled reproduces the base sampler's trace; locked positions leave the
 // computation for good; the rows the backend computes are the active set.
 #include <gtest/gtest.h>

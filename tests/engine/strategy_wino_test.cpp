@@ -1,4 +1,4 @@
-// WINO (research/strategies.md §6.1): wide-in drafting and narrow-out verification through the
+// WINO: wide-in drafting and narrow-out verification through the
 // shadow block, on constructed logits where every decision is known in advance, on the CPU
 // backend with a random model (the shadow geometry the session asks for), and on the embedded
 // tiny-mdlm model end to end.

@@ -56,7 +56,7 @@ struct Problem {
 };
 
 // Whether the query row at canvas position q sees column k: the rule written out on its own
-// (research/strategies.md §6.1 for the shadow block), independently of the kernels' helpers.
+// (WINO's rule for the shadow block), independently of the kernels' helpers.
 bool visible(const Problem& p, int q, int k) {
     if (p.causal && k > q) return false;
     if (p.shadow_count > 0) {

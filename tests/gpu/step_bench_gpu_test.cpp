@@ -1,4 +1,4 @@
-// The GPU benchmark's device-side pieces (issue 6 §4): the roofline ceilings measured on the
+// The GPU benchmark's device-side pieces: the roofline ceilings measured on the
 // device, and the step bench driving the CUDA backend (batched canvases, sparse rows read from
 // the cache, row statistics of the head rows).
 #include <gtest/gtest.h>

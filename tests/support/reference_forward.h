@@ -1,6 +1,6 @@
 #pragma once
 // An independent, deliberately naive double-precision forward of the three families, written
-// from the model descriptions (research/models.md §1.2, §2.2, §3) over a random checkpoint's
+// from the model descriptions over a random checkpoint's
 // rounded tensor values: plain loops, no BLAS, every position computed. The backends are
 // tested against it.
 #include <cstdint>

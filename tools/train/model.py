@@ -1,5 +1,5 @@
 """PyTorch models for the dlmscope tiny models, written from the LLaDA and Qwen2
-descriptions in shared/research/models.md (§1.2, §3).
+published descriptions (LLaDA and Qwen2).
 
 * LLaDA  (family "llada"): bidirectional, MHA, no biases, SwiGLU
   (ff_out(silu(ff_proj(h)) * up_proj(h))), RMSNorm weight-only eps 1e-5,
