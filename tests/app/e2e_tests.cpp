@@ -57,6 +57,15 @@ struct Window {
     template <class T> T* find(const char* name) const { return window ? window->findChild<T*>(QString::fromLatin1(name)) : nullptr; }
 };
 
+// The real controller as the QML singleton with the main window on top of it, unregistered again
+// when the test ends.
+struct AppUnderTest {
+    AppController c{AppController::Options{false, false}};
+    bool registered = (AppController::setInstance(&c), true);
+    Window w;
+    ~AppUnderTest() { AppController::setInstance(nullptr); }
+};
+
 }  // namespace
 
 class AppE2ETest : public QObject {
@@ -158,9 +167,9 @@ private Q_SLOTS:
     // The example picker puts a worked example in the prompt, sizes the canvas for its answer (blocks
     // still tiling it) and the settings stay valid; an edited prompt is nobody's example.
     void examplePickerSizesTheCanvas() {
-        AppController c(AppController::Options{false, false});
-        AppController::setInstance(&c);
-        Window w;
+        AppUnderTest app;
+        AppController& c = app.c;
+        Window& w = app.w;
         QVERIFY(w.window);
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
         const QVariantList examples = c.examples();
@@ -190,9 +199,9 @@ private Q_SLOTS:
     // Every file dialog opens and closes in the real window (their Qt Quick implementation needs
     // QML modules of its own; a missing one crashed the app the moment a dialog opened).
     void fileDialogsOpenAndClose() {
-        AppController c(AppController::Options{false, false});
-        AppController::setInstance(&c);
-        Window w;
+        AppUnderTest app;
+        AppController& c = app.c;
+        Window& w = app.w;
         QVERIFY(w.window);
         for (const char* name : {"modelDialog", "openTraceDialog", "saveTraceDialog", "exportDialog"}) {
             QObject* dialog = w.find<QObject>(name);
@@ -209,9 +218,9 @@ private Q_SLOTS:
     // The toolbar's Compare switch runs the pair (B no longer waits forever), and Run in compare
     // mode decodes the pair again instead of leaving the mode.
     void toolbarCompareRunsBothSides() {
-        AppController c(AppController::Options{false, false});
-        AppController::setInstance(&c);
-        Window w;
+        AppUnderTest app;
+        AppController& c = app.c;
+        Window& w = app.w;
         QVERIFY(w.window);
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
         c.useExample(1);  // a short canvas
