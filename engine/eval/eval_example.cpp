@@ -6,6 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/input_limits.h"
+#include "util/json_depth.h"
+#include "util/text_file.h"
 
 namespace dlm {
 
@@ -22,9 +25,9 @@ std::string trim(const std::string& s) {
 std::string field(const nlohmann::json& j, const char* name, const std::string& where) {
     auto it = j.find(name);
     if (it == j.end()) throw Error(where + ": missing \"" + name + "\"");
+    // A number is refused too: 1e2 or 12.50 would compare as their printed form, not as written.
     if (it->is_string()) return it->get<std::string>();
-    if (it->is_number()) return it->dump();
-    throw Error(where + ": \"" + name + "\" must be a string");
+    throw Error(where + ": \"" + name + "\" must be a string" + (it->is_number() ? " (write the number in quotes)" : ""));
 }
 
 }  // namespace
@@ -38,6 +41,7 @@ std::vector<EvalExample> parse_eval_jsonl(const std::string& text, const std::st
         ++number;
         if (trim(line).empty()) continue;
         const std::string where = source + ":" + std::to_string(number);
+        check_json_depth(line, where);
         nlohmann::json j;
         try {
             j = nlohmann::json::parse(line);
@@ -59,11 +63,7 @@ std::vector<EvalExample> parse_eval_jsonl(const std::string& text, const std::st
 }
 
 std::vector<EvalExample> read_eval_jsonl(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error("cannot read evaluation data '" + file.string() + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_eval_jsonl(text.str(), file.string());
+    return parse_eval_jsonl(read_text_file(file, limits::kEvalFileBytes, "evaluation data"), file.string());
 }
 
 std::string extract_answer(const std::string& output) {

@@ -5,6 +5,9 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/input_limits.h"
+#include "util/json_depth.h"
+#include "util/text_file.h"
 
 namespace dlm {
 
@@ -13,12 +16,12 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw Error(p.string() + ": cannot open");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+// config.json and its side files (generation_config.json, tokenizer_config.json), within the
+// limits of util/input_limits.h.
+std::string read_config_text(const fs::path& p) {
+    std::string text = read_text_file(p, limits::kConfigJsonBytes, p.filename().string());
+    check_json_depth(text, p.string());
+    return text;
 }
 
 // Side files are a best-effort source of ids: unreadable or odd ones are ignored (config.json is
@@ -27,7 +30,7 @@ json read_optional_json(const fs::path& p) {
     std::error_code ec;
     if (!fs::is_regular_file(p, ec)) return json::object();
     try {
-        json j = json::parse(read_text(p));
+        json j = json::parse(read_config_text(p));
         return j.is_object() ? j : json::object();
     } catch (const std::exception&) {
         return json::object();
@@ -91,7 +94,7 @@ Checkpoint load_checkpoint(const fs::path& dir) {
         throw Error(dir.string() + ": no config.json (is this a Hugging Face checkpoint folder?)");
     }
 
-    const std::string config_text = read_text(config_path);
+    const std::string config_text = read_config_text(config_path);
     json config;
     try {
         config = json::parse(config_text);

@@ -1,5 +1,6 @@
 #include "model/model_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -8,6 +9,9 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/input_limits.h"
+#include "util/json_depth.h"
+#include "util/text_file.h"
 
 namespace dlm {
 
@@ -244,6 +248,12 @@ Family detect_family(const json& j, const Fields& f, std::string& architecture) 
     return static_cast<Family>(by_arch >= 0 ? by_arch : by_type);
 }
 
+// Limits by design on a config's dimensions (docs/limits.md).
+constexpr long long kMaxModelDim = 1 << 20;
+constexpr long long kMaxVocabRows = 1 << 22;
+constexpr long long kMaxContext = 1 << 22;
+constexpr long long kMaxMatrixElements = 1ll << 32;
+
 void validate(const Fields& f, ModelConfig& c) {
     if (f.has("head_dim")) {
         c.head_dim = f.positive("head_dim");
@@ -255,6 +265,31 @@ void validate(const Fields& f, ModelConfig& c) {
         c.head_dim = c.d_model / c.n_heads;
     }
     if (c.head_dim % 2 != 0) f.fail("head_dim " + std::to_string(c.head_dim) + " must be even for RoPE");
+    // Derived sizes in 64-bit before anything multiplies them in int: the largest published models
+    // stay far below these limits (d_model 16k, d_ff 54k, 256 heads, vocab 256k, context 1M).
+    const long long q_dim = 1ll * c.n_heads * c.head_dim, kv_dim = 1ll * c.n_kv_heads * c.head_dim;
+    const std::pair<const char*, long long> dims[] = {{"hidden size", c.d_model},
+                                                      {"intermediate (FFN) size", c.d_ff},
+                                                      {"heads x head_dim", q_dim},
+                                                      {"key/value heads x head_dim", kv_dim}};
+    for (const auto& [name, value] : dims) {
+        if (value > kMaxModelDim) {
+            f.fail(std::string(name) + " " + std::to_string(value) + " is over the limit of " +
+                   std::to_string(kMaxModelDim) + " (no real model is that wide)");
+        }
+    }
+    if (c.vocab_size > kMaxVocabRows) {
+        f.fail("vocabulary of " + std::to_string(c.vocab_size) + " rows is over the limit of " +
+               std::to_string(kMaxVocabRows));
+    }
+    if (c.max_seq_len > kMaxContext) {
+        f.fail("context length " + std::to_string(c.max_seq_len) + " is over the limit of " + std::to_string(kMaxContext));
+    }
+    const long long widest = std::max({q_dim, kv_dim, 1ll * c.d_ff, 1ll * c.vocab_size});
+    if (1ll * c.d_model * widest > kMaxMatrixElements) {
+        f.fail("a weight matrix of " + std::to_string(c.d_model) + " x " + std::to_string(widest) +
+               " elements is over the limit of " + std::to_string(kMaxMatrixElements));
+    }
     if (c.n_kv_heads > c.n_heads || c.n_heads % c.n_kv_heads != 0) {
         f.fail("number of attention heads " + std::to_string(c.n_heads) +
                " is not a multiple of the number of key/value heads " + std::to_string(c.n_kv_heads));
@@ -304,6 +339,7 @@ std::string_view family_name(Family f) {
 }
 
 ModelConfig parse_model_config(std::string_view json_text, const std::string& source) {
+    check_json_depth(json_text, source);
     json j;
     try {
         j = json::parse(json_text.begin(), json_text.end());
@@ -336,12 +372,8 @@ ModelConfig parse_model_config(std::string_view json_text, const std::string& so
 }
 
 ModelConfig load_model_config(const std::filesystem::path& config_json) {
-    std::ifstream in(config_json, std::ios::binary);
-    if (!in) throw Error(config_json.string() + ": cannot open the model config");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw Error(config_json.string() + ": read error");
-    return parse_model_config(text.str(), config_json.string());
+    return parse_model_config(read_text_file(config_json, limits::kConfigJsonBytes, "model config"),
+                              config_json.string());
 }
 
 long long parameter_count(const ModelConfig& c) {

@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "util/error.h"
+#include "util/input_limits.h"
+#include "util/json_depth.h"
 
 namespace dlm {
 
@@ -22,7 +24,32 @@ namespace {
 using nlohmann::json;
 
 // The reference parser's limit; a larger "header" is a corrupt length field, not a real header.
-constexpr uint64_t kMaxHeaderBytes = 100ull << 20;
+constexpr uint64_t kMaxHeaderBytes = limits::kSafetensorsHeaderBytes;
+
+// Finds a key repeated among the top-level object's keys (the format forbids it; a JSON object
+// would silently keep the last). A SAX pass, linear in the header: the DOM parser's callback
+// re-scans the parent object after every entry, which is quadratic in the tensor count.
+struct TopLevelKeys : nlohmann::json_sax<json> {
+    int depth = 0;
+    std::set<std::string> seen;
+    std::string duplicate;
+    bool null() override { return true; }
+    bool boolean(bool) override { return true; }
+    bool number_integer(number_integer_t) override { return true; }
+    bool number_unsigned(number_unsigned_t) override { return true; }
+    bool number_float(number_float_t, const string_t&) override { return true; }
+    bool string(string_t&) override { return true; }
+    bool binary(binary_t&) override { return true; }
+    bool start_object(std::size_t) override { return ++depth, true; }
+    bool end_object() override { return --depth, true; }
+    bool start_array(std::size_t) override { return ++depth, true; }
+    bool end_array() override { return --depth, true; }
+    bool key(string_t& k) override {
+        if (depth == 1 && duplicate.empty() && !seen.insert(k).second) duplicate = k;
+        return true;
+    }
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+};
 
 std::optional<DType> parse_dtype(const std::string& s) {
     if (s == "F32") return DType::F32;
@@ -62,11 +89,12 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path
     auto fail = [&](const std::string& what) -> Error { return Error(file + ": " + what); };
 
     Mapping m;
-    m.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused as not regular below.
+    m.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (m.fd < 0) throw fail(std::string("cannot open (") + std::strerror(errno) + ")");
     struct stat st {};
     if (fstat(m.fd, &st) != 0) throw fail(std::string("cannot stat (") + std::strerror(errno) + ")");
-    if (!S_ISREG(st.st_mode)) throw fail("not a regular file");
+    if (!S_ISREG(st.st_mode)) throw fail("not a regular file (a pipe, socket or device); weights must be a file");
     const uint64_t file_size = static_cast<uint64_t>(st.st_size);
     if (file_size < 8) {
         throw fail("not a safetensors file: " + std::to_string(file_size) +
@@ -86,11 +114,14 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path
     uint64_t header_len = 0;
     for (int i = 7; i >= 0; --i) header_len = (header_len << 8) | base[i];  // little-endian
     if (header_len > file_size - 8) {
-        throw fail("header length " + std::to_string(header_len) + " runs past the end of the file (" +
-                   std::to_string(file_size) + " bytes); the file is truncated or not safetensors");
+        // The length is the file's first 8 bytes: in a file that is not safetensors at all they are
+        // text, so the number is not shown (it would spell out the file's first bytes).
+        throw fail("not a safetensors file, or truncated: its 8-byte header length points past the end of the "
+                   "file (" + std::to_string(file_size) + " bytes)");
     }
     if (header_len > kMaxHeaderBytes) {
-        throw fail("header length " + std::to_string(header_len) + " exceeds the 100 MB limit");
+        throw fail("header length is over the 100 MiB limit of the format (a corrupt length field, or not a "
+                   "safetensors file)");
     }
     if (header_len < 2 || base[8] != '{') throw fail("header does not start with '{'; not a safetensors file");
 
@@ -101,25 +132,17 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path
     if (std::memchr(header_begin, '\0', header_len) != nullptr) {
         throw fail("header is not well-formed JSON (it contains a NUL byte; only spaces may pad the header)");
     }
-    // JSON objects silently keep the last of duplicate keys; the format forbids them, so catch
-    // them during parsing (depth 1 = keys of the top-level object).
-    std::string duplicate;
-    std::set<std::string> seen;
-    json::parser_callback_t on_event = [&](int depth, json::parse_event_t event, json& parsed) {
-        if (event == json::parse_event_t::key && depth == 1 && duplicate.empty()) {
-            const auto& key = parsed.get_ref<const std::string&>();
-            if (!seen.insert(key).second) duplicate = key;
-        }
-        return true;
-    };
+    check_json_depth(std::string_view(header_begin, header_len), file + " (header)");
     json header;
     try {
-        header = json::parse(header_begin, header_end, on_event);
+        header = json::parse(header_begin, header_end);
     } catch (const json::exception& e) {
         throw fail(std::string("header is not well-formed JSON (") + e.what() + ")");
     }
     if (!header.is_object()) throw fail("header is not a JSON object");
-    if (!duplicate.empty()) throw fail("tensor \"" + duplicate + "\" appears twice in the header");
+    TopLevelKeys keys;
+    json::sax_parse(header_begin, header_end, &keys);
+    if (!keys.duplicate.empty()) throw fail("tensor \"" + keys.duplicate + "\" appears twice in the header");
 
     const uint64_t data_start = 8 + header_len;
     const uint64_t data_size = file_size - data_start;

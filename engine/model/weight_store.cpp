@@ -7,6 +7,9 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/input_limits.h"
+#include "util/json_depth.h"
+#include "util/text_file.h"
 
 namespace dlm {
 
@@ -17,14 +20,6 @@ using nlohmann::json;
 
 constexpr const char* kIndexName = "model.safetensors.index.json";
 constexpr const char* kSingleName = "model.safetensors";
-
-std::string read_text(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    if (!in) throw Error(p.string() + ": cannot open");
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // The shard name must stay inside the checkpoint folder (an index is data, not a path to trust).
 bool is_plain_relative(const std::string& name) {
@@ -68,9 +63,11 @@ std::shared_ptr<WeightStore> WeightStore::open(const fs::path& dir) {
 
     // Sharded checkpoint: {"metadata": {...}, "weight_map": {tensor: shard file}}.
     const std::string where = index_path.string();
+    const std::string index_text = read_text_file(index_path, limits::kShardIndexBytes, "shard index");
+    check_json_depth(index_text, where);
     json index;
     try {
-        index = json::parse(read_text(index_path));
+        index = json::parse(index_text);
     } catch (const json::parse_error& e) {
         throw Error(where + ": not valid JSON (" + e.what() + ")");
     }

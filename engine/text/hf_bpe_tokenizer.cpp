@@ -14,6 +14,9 @@
 #include "text/unicode_normalizer.h"
 #include "text/utf8_util.h"
 #include "util/error.h"
+#include "util/input_limits.h"
+#include "util/json_depth.h"
+#include "util/text_file.h"
 
 namespace dlm {
 namespace {
@@ -149,12 +152,8 @@ std::unique_ptr<HfBpeTokenizer> HfBpeTokenizer::from_json(std::string_view json_
 }
 
 std::unique_ptr<HfBpeTokenizer> HfBpeTokenizer::load(const std::filesystem::path& tokenizer_json) {
-    std::ifstream in(tokenizer_json, std::ios::binary);
-    if (!in) throw Error(tokenizer_json.string() + ": cannot open the tokenizer file");
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw Error(tokenizer_json.string() + ": reading the tokenizer file failed");
-    return from_json(text.str(), tokenizer_json.string());
+    return from_json(read_text_file(tokenizer_json, limits::kTokenizerJsonBytes, "tokenizer file"),
+                     tokenizer_json.string());
 }
 
 // BPE of one pre-token: start from one symbol per byte and repeatedly merge the adjacent pair with

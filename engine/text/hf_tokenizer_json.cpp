@@ -5,6 +5,9 @@
 
 #include "text/hf_tokenizer_spec.h"
 #include "util/error.h"
+#include "util/input_limits.h"
+#include "util/json_depth.h"
+#include "util/text_file.h"
 
 namespace dlm {
 namespace {
@@ -222,6 +225,7 @@ void read_added_tokens(const Reader& r, const json& doc, HfTokenizerSpec& spec) 
 }  // namespace
 
 HfTokenizerSpec parse_hf_tokenizer_json(std::string_view json_text, const std::string& source) {
+    check_json_depth(json_text, source);
     json doc;
     try {
         doc = json::parse(json_text.begin(), json_text.end());

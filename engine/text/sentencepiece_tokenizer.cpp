@@ -12,6 +12,9 @@
 #include "text/sentencepiece_model_info.h"
 #include "text/utf8_util.h"
 #include "util/error.h"
+#include "util/input_limits.h"
+#include "util/json_depth.h"
+#include "util/text_file.h"
 
 namespace dlm {
 namespace {
@@ -145,12 +148,8 @@ SentencePieceTokenizer::SentencePieceTokenizer(std::unique_ptr<Impl> impl) : imp
 SentencePieceTokenizer::~SentencePieceTokenizer() = default;
 
 std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::load(const std::filesystem::path& model_file) {
-    std::ifstream in(model_file, std::ios::binary);
-    if (!in) throw Error(model_file.string() + ": cannot open the tokenizer model");
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    if (in.bad()) throw Error(model_file.string() + ": reading the tokenizer model failed");
-    return from_serialized(bytes.str(), model_file.string());
+    return from_serialized(read_text_file(model_file, limits::kSentencepieceBytes, "tokenizer model"),
+                           model_file.string());
 }
 
 std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::from_serialized(std::string_view model_proto,

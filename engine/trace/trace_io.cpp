@@ -9,6 +9,9 @@
 #include <ostream>
 
 #include "util/error.h"
+#include "util/input_limits.h"
+#include "util/json_depth.h"
+#include "util/text_file.h"
 
 namespace dlm {
 
@@ -89,6 +92,9 @@ double num_or_nan(const json& j, const char* key) {
 }
 
 json parse_object(const std::string& line) {
+    if (json_nesting_depth(line) > limits::kMaxJsonDepth) {
+        throw Error("JSON nested more than " + std::to_string(limits::kMaxJsonDepth) + " levels deep; refused");
+    }
     json j;
     try {
         j = json::parse(line);
@@ -97,6 +103,43 @@ json parse_object(const std::string& line) {
     }
     if (!j.is_object()) throw Error("expected a JSON object");
     return j;
+}
+
+// Token ids: integers (1.5 or 1e20 are not ids, and must not be silently truncated) >= 0.
+std::vector<int32_t> id_list(const json& j, const char* key) {
+    const json& v = field(j, key);
+    if (!v.is_array()) throw Error(std::string("field '") + key + "' must be an array of token ids");
+    std::vector<int32_t> out;
+    out.reserve(v.size());
+    for (const json& x : v) {
+        if (!x.is_number_integer() || x.get<long long>() < 0 || x.get<long long>() > std::numeric_limits<int32_t>::max()) {
+            throw Error(std::string("field '") + key + "' must hold non-negative integer token ids, found " +
+                        x.dump().substr(0, 40));
+        }
+        out.push_back(static_cast<int32_t>(x.get<long long>()));
+    }
+    return out;
+}
+
+// std::getline with a cap: a file without newlines (/dev/zero, a binary file) would otherwise
+// be read whole into one line.
+bool getline_limited(std::istream& in, std::string& line, uint64_t max_bytes, const std::string& source,
+                     long long lineno) {
+    line.clear();
+    std::streambuf* sb = in.rdbuf();
+    for (;;) {
+        const int c = sb->sbumpc();
+        if (c == std::char_traits<char>::eof()) {
+            in.setstate(std::ios::eofbit);
+            return !line.empty();
+        }
+        if (c == '\n') return true;
+        line.push_back(static_cast<char>(c));
+        if (line.size() > max_bytes) {
+            throw Error(source + ":" + std::to_string(lineno) + ": line longer than " +
+                        std::to_string(max_bytes / limits::kMiB) + " MiB; not a trace");
+        }
+    }
 }
 
 void expect_type(const json& j, const char* type) {
@@ -231,12 +274,18 @@ TraceHeader trace_header_from_json(const std::string& line) {
     h.tokenizer = opt<std::string>(j, "tokenizer", "");
     h.backend = opt<std::string>(j, "backend", "");
     h.prompt = opt<std::string>(j, "prompt", "");
-    h.prompt_ids = req<std::vector<int32_t>>(j, "prompt_ids");
+    h.prompt_ids = id_list(j, "prompt_ids");
     h.prompt_pieces = opt<std::vector<std::string>>(j, "prompt_pieces", {});
     h.mask_id = req_int(j, "mask_id");
     h.gen_length = req_int(j, "gen_length");
+    if (h.gen_length < 0 || h.gen_length > kMaxTraceGenLength) {
+        throw Error("field 'gen_length' is " + std::to_string(h.gen_length) + ", outside 0.." +
+                    std::to_string(kMaxTraceGenLength));
+    }
     h.block_length = req_int(j, "block_length");
+    if (h.block_length < 0) throw Error("field 'block_length' must not be negative");
     h.steps = req_int(j, "steps");
+    if (h.steps < 0) throw Error("field 'steps' must not be negative");
     const json& seed = field(j, "seed");
     if (!seed.is_number_unsigned() && !(seed.is_number_integer() && seed.get<long long>() >= 0))
         throw Error("field 'seed' must be a non-negative integer");
@@ -348,7 +397,7 @@ TraceFile parse_trace(std::istream& in, const std::string& source) {
     bool have_header = false, have_summary = false;
     std::string line;
     long long lineno = 0;
-    while (std::getline(in, line)) {
+    while (getline_limited(in, line, limits::kTraceLineBytes, source, lineno + 1)) {
         ++lineno;
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.find_first_not_of(" \t") == std::string::npos) continue;
@@ -365,6 +414,18 @@ TraceFile parse_trace(std::istream& in, const std::string& source) {
                 throw Error("the first record must be the header, found \"" + type + "\"");
             } else if (type == "step") {
                 StepTrace s = step_trace_from_json(line);
+                // A viewer indexes its grid by position: every one must lie on the header's canvas.
+                const int gen = f.header.gen_length;
+                if (gen > 0 && static_cast<long long>(s.positions.size()) > gen) {
+                    throw Error("step has " + std::to_string(s.positions.size()) + " positions but gen_length is " +
+                                std::to_string(gen));
+                }
+                for (const PositionTrace& p : s.positions) {
+                    if (p.pos < 0 || (gen > 0 && p.pos >= gen)) {
+                        throw Error("position index " + std::to_string(p.pos) + " is outside the canvas (gen_length " +
+                                    std::to_string(gen) + ")");
+                    }
+                }
                 if (s.step != static_cast<int>(f.steps.size()))
                     throw Error("step " + std::to_string(s.step) + " out of order (expected step " +
                                 std::to_string(f.steps.size()) + ")");
@@ -385,6 +446,7 @@ TraceFile parse_trace(std::istream& in, const std::string& source) {
 }
 
 TraceFile read_trace(const std::filesystem::path& path) {
+    require_regular_file(path, "trace");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error("cannot open trace file " + path.string());
     return parse_trace(in, path.string());

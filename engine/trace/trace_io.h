@@ -40,6 +40,10 @@ private:
     std::string path_;
 };
 
+// The largest generation canvas a trace may describe: far past any model's context, small
+// enough that a viewer can lay it out (a header claiming 2^31 positions is a corrupt file).
+inline constexpr int kMaxTraceGenLength = 1 << 17;
+
 struct TraceFile {
     TraceHeader header;
     std::vector<StepTrace> steps;
@@ -48,7 +52,9 @@ struct TraceFile {
 
 // Reads a whole trace. Throws dlm::Error naming the file and line number for a malformed line,
 // a missing or repeated header, an unknown "type", a step out of order, or a line after the
-// summary. Blank lines are ignored.
+// summary, and for input past the limits of util/input_limits.h (a line over kTraceLineBytes,
+// JSON nested deeper than kMaxJsonDepth, gen_length over kMaxTraceGenLength, a FIFO or device
+// instead of a file). Blank lines are ignored.
 TraceFile read_trace(const std::filesystem::path& path);
 TraceFile parse_trace(std::istream& in, const std::string& source_name);
 

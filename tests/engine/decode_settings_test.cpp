@@ -4,18 +4,12 @@
 #include "decode/decode_settings.h"
 #include "decode_fakes.h"
 #include "util/error.h"
+#include "support/error_text.h"
 
 namespace dlm {
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
+using test::error_of;
 
 bool mentions(const std::vector<SettingsIssue>& issues, SettingsIssue::Severity sev, const std::string& key,
               const std::string& text) {

@@ -196,6 +196,27 @@ TEST(ModelConfig, RangeChecks) {
     expect_config_error(odd, {"head_dim 63 must be even"});
 }
 
+TEST(ModelConfig, DerivedSizesAreCheckedIn64Bit) {
+    // heads x head_dim past 2^31 with everything else consistent once crashed the RoPE table.
+    json wide = json::parse(kQwen05B);
+    wide["head_dim"] = 1 << 28;
+    expect_config_error(wide, {"heads x head_dim 3758096384 is over the limit of 1048576"});
+    expect_config_error(with(kLlada8B, "mlp_hidden_size", 1 << 21), {"intermediate (FFN) size 2097152 is over the limit"});
+    expect_config_error(with(kQwen05B, "max_position_embeddings", 1 << 30), {"context length 1073741824 is over the limit"});
+    json big_vocab = with(kQwen05B, "vocab_size", 5000000);
+    expect_config_error(big_vocab, {"vocabulary of 5000000 rows is over the limit"});
+    json square = with(kQwen05B, "hidden_size", 1 << 19);
+    square["num_attention_heads"] = 8;
+    square["num_key_value_heads"] = 8;
+    expect_config_error(square, {"a weight matrix of 524288 x", "is over the limit of 4294967296"});
+    // Nesting in an extra key is refused before the JSON library sees it.
+    json deep = json::parse(kLlada8B);
+    const std::string text = deep.dump().substr(0, deep.dump().size() - 1) + ",\"x\":" + std::string(100000, '[') +
+                             std::string(100000, ']') + "}";
+    const std::string msg = expect_error([&] { parse_model_config(text, "cfg/config.json"); }, {"nested more than 64"});
+    EXPECT_EQ(msg.rfind("cfg/config.json: ", 0), 0u) << msg;
+}
+
 TEST(ModelConfig, LladaOptionalFields) {
     // n_kv_heads null/absent -> n_heads; multi_query_attention -> 1 KV head.
     EXPECT_EQ(parse(with(kLlada8B, "n_kv_heads", nullptr)).n_kv_heads, 32);

@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <vector>
 
 #include "engine/model_test_support.h"
 #include "model/safetensors_file.h"
 #include "support/safetensors_writer.h"
+#include "util/error.h"
 
 namespace dlm {
 namespace {
@@ -95,9 +97,49 @@ TEST_F(ModelSafetensors, ShorterThanHeaderLength) {
 TEST_F(ModelSafetensors, HeaderLengthPastEnd) {
     std::string bytes = raw_safetensors("{}", "");
     bytes[0] = 100;  // claims a 100-byte header in a 10-byte file
-    expect_bad(bytes, {"header length 100 runs past the end of the file (10 bytes)"});
+    expect_bad(bytes, {"header length points past the end of the file (10 bytes)"});
     std::string huge(8, '\xff');
-    expect_bad(huge + "{}", {"runs past the end"});
+    expect_bad(huge + "{}", {"points past the end"});
+}
+
+TEST_F(ModelSafetensors, TextFileIsRefusedWithoutEchoingItsBytes) {
+    // /etc/passwd linked as model.safetensors: the header length would be "root:x:0" read as a number.
+    write_file(dir / "m.safetensors", "root:x:0:0:root:/root:/bin/bash\n");
+    try {
+        SafetensorsFile f(dir / "m.safetensors");
+        FAIL() << "accepted a text file";
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("not a safetensors file"), std::string::npos) << msg;
+        EXPECT_EQ(msg.find("root"), std::string::npos) << msg;
+        EXPECT_EQ(msg.find("3475222254926655346"), std::string::npos) << msg;
+    }
+}
+
+TEST_F(ModelSafetensors, FifoIsRefusedInsteadOfBlocking) {
+    const auto fifo = dir / "pipe.safetensors";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    expect_error([&] { SafetensorsFile f(fifo); }, {"pipe.safetensors", "not a regular file"});
+}
+
+TEST_F(ModelSafetensors, DeeplyNestedHeaderIsRefused) {
+    const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+    expect_bad(raw_safetensors(R"({"__metadata__":{},"x":)" + deep + "}", ""), {"nested more than 64 levels"});
+}
+
+TEST_F(ModelSafetensors, ManyTensorsParseInLinearTime) {
+    // 60k one-byte tensors: the header's duplicate check once re-scanned every entry per entry
+    // (minutes); ctest's timeout is the guard, no timing is asserted here.
+    const int n = 60000;
+    std::string header = "{";
+    for (int i = 0; i < n; ++i) {
+        header += (i ? "," : "") + std::string("\"t") + std::to_string(i) + R"(":{"dtype":"BF16","shape":[1],"data_offsets":[)" +
+                  std::to_string(2 * i) + "," + std::to_string(2 * i + 2) + "]}";
+    }
+    header += "}";
+    write_file(dir / "many.safetensors", raw_safetensors(header, std::string(2 * n, '\0')));
+    SafetensorsFile f(dir / "many.safetensors");
+    EXPECT_EQ(f.tensors().size(), static_cast<std::size_t>(n));
 }
 
 TEST_F(ModelSafetensors, HeaderMustStartWithBrace) {

@@ -114,7 +114,7 @@ TEST_F(ModelWeightStore, ShardNameMustStayInsideTheFolder) {
 TEST_F(ModelWeightStore, BadShardIsReportedByItsFileName) {
     write_sharded();
     write_file(dir / "model-00002-of-00002.safetensors", "garbage!!");
-    expect_error([&] { WeightStore::open(dir.path()); }, {"model-00002-of-00002.safetensors", "runs past the end"});
+    expect_error([&] { WeightStore::open(dir.path()); }, {"model-00002-of-00002.safetensors", "points past the end"});
 }
 
 TEST_F(ModelWeightStore, SingleFileFallbacks) {

@@ -1,6 +1,7 @@
 // NDJSON trace files: round trip and the errors a user sees for broken files.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -30,7 +31,7 @@ TraceHeader sample_header() {
     h.tokenizer = "hf-bpe";
     h.backend = "cpu";
     h.prompt = "Quote \"this\",\nthen a tab\t, a backslash \\ and ünïcødé 🙂";
-    h.prompt_ids = {126080, 126346, 0, -7, 2147483647};
+    h.prompt_ids = {126080, 126346, 0, 7, 2147483647};
     h.prompt_pieces = {"<|startoftext|>", "<|start_header_id|>", "!", "", "x"};
     h.mask_id = 126336;
     h.gen_length = 128;
@@ -239,6 +240,60 @@ TEST(Trace, MalformedLinesNameTheLine) {
     EXPECT_NE(msg.find(":3: a \"step\" record after the summary"), std::string::npos) << msg;
     msg = parse_error("");
     EXPECT_NE(msg.find("no header"), std::string::npos) << msg;
+}
+
+TEST(Trace, HostileHeadersAndLinesAreRefused) {
+    const std::string header = trace_header_to_json(sample_header());
+    auto with = [&](const std::string& from, const std::string& to) {
+        std::string h = header;
+        const auto at = h.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return h.replace(at, from.size(), to) + "\n";
+    };
+    // A canvas no viewer can lay out (the app once tried to allocate it).
+    auto msg = parse_error(with("\"gen_length\":128", "\"gen_length\":2147483647"));
+    EXPECT_NE(msg.find(":1: field 'gen_length' is 2147483647, outside 0..131072"), std::string::npos) << msg;
+    msg = parse_error(with("\"gen_length\":128", "\"gen_length\":-1"));
+    EXPECT_NE(msg.find("'gen_length'"), std::string::npos) << msg;
+    // Token ids are integers: 1.5 and 1e20 are not truncated into ids.
+    for (const char* bad : {"[1.5]", "[1e20]", "[-3]", "[\"7\"]"}) {
+        msg = parse_error(with("\"prompt_ids\":[126080,126346,0,7,2147483647]", std::string("\"prompt_ids\":") + bad));
+        EXPECT_NE(msg.find("'prompt_ids' must hold non-negative integer token ids"), std::string::npos) << bad << ": " << msg;
+    }
+    // Deep nesting anywhere in a line.
+    msg = parse_error(header + "\n{\"type\":\"summary\",\"x\":" + std::string(100000, '[') + std::string(100000, ']') + "}\n");
+    EXPECT_NE(msg.find(":2: JSON nested more than 64 levels"), std::string::npos) << msg;
+    // A step whose positions lie off the header's canvas.
+    StepTrace off = sample_step(0);
+    off.positions.back().pos = 500;
+    msg = parse_error(header + "\n" + step_trace_to_json(off) + "\n");
+    EXPECT_NE(msg.find(":2: position index 500 is outside the canvas (gen_length 128)"), std::string::npos) << msg;
+}
+
+TEST(Trace, SpecialFilesAndEndlessLinesAreRefused) {
+    // /dev/zero has no newline and no end: refused as not a regular file, never read whole.
+    try {
+        read_trace("/dev/zero");
+        ADD_FAILURE() << "read /dev/zero as a trace";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    }
+    // A stream with one line past the limit stops at the limit.
+    struct Endless : std::streambuf {
+        char block[4096];
+        Endless() { std::fill(std::begin(block), std::end(block), 'x'); }
+        int_type underflow() override {
+            setg(block, block, block + sizeof block);
+            return 'x';
+        }
+    } endless;
+    std::istream in(&endless);
+    try {
+        parse_trace(in, "endless");
+        ADD_FAILURE() << "read an endless line";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("endless:1: line longer than 64 MiB"), std::string::npos) << e.what();
+    }
 }
 
 TEST(Trace, BadFieldsAreNamed) {

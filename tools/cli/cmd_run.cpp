@@ -18,6 +18,8 @@
 #include "output.h"
 #include "text/chat_template.h"
 #include "trace/trace_io.h"
+#include "util/input_limits.h"
+#include "util/text_file.h"
 
 namespace dlm::cli {
 
@@ -58,11 +60,7 @@ std::string read_prompt(const ParsedArgs& a) {
     if (!has_text && !has_file) throw UsageError("missing --prompt (or --prompt-file)");
     if (has_text) return *a.get("prompt");
     const std::string path = *a.get("prompt-file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("cannot read prompt file '" + path + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    std::string prompt = text.str();
+    std::string prompt = dlm::read_text_file(path, dlm::limits::kPromptFileBytes, "prompt file");
     // Editors end files with a newline the user did not mean as part of the prompt.
     while (!prompt.empty() && (prompt.back() == '\n' || prompt.back() == '\r')) prompt.pop_back();
     return prompt;
