@@ -270,6 +270,26 @@ TEST_F(CliRun, EvalOnAJsonlFile) {
                           "bad.jsonl:1");
 }
 
+TEST_F(CliRun, EvalScoresACausalModelByGreedyDecoding) {
+    const std::filesystem::path ar = std::filesystem::path(DLM_SOURCE_DIR) / "resources" / "models" / "tiny-ar";
+    if (!std::filesystem::exists(ar / "config.json")) GTEST_SKIP() << "resources/models/tiny-ar is not there";
+    const auto data = file("ar.jsonl");
+    write_text(data,
+               "{\"family\": \"addition\", \"prompt\": \"What is 12 + 30?\", \"answer\": \"42\"}\n"
+               "{\"family\": \"counting\", \"prompt\": \"Count the words in: \\\"A cat sat.\\\"\", \"answer\": \"3\"}\n");
+    auto r = cli({"eval", "--model", ar.string(), "--data", data.string(), "--gen-len", "40", "--json", "--jobs", "2",
+                  "--predictions", file("ar-pred.jsonl").string()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = r.json();
+    EXPECT_EQ(j.at("strategy"), "greedy (autoregressive)");
+    EXPECT_EQ(j.at("n"), 2);
+    // One forward per generated token plus the stop token's: never more than the gen length.
+    EXPECT_GE(j.at("avg_steps").get<double>(), 1.0);
+    EXPECT_LE(j.at("avg_steps").get<double>(), 40.0);
+    const std::string pred = read_text(file("ar-pred.jsonl"));
+    EXPECT_EQ(std::count(pred.begin(), pred.end(), '\n'), 2) << pred;
+}
+
 TEST_F(CliRun, EvalJobsDecodeExactlyAsOneAtATime) {
     // Examples side by side on one-thread backends must give the very outputs of a sequential run.
     const auto data = file("jobs.jsonl");

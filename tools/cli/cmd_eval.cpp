@@ -19,6 +19,7 @@
 #include "args.h"
 #include "compute/cpu_backend.h"
 #include "commands.h"
+#include "decode/ar_generate.h"
 #include "decode/decode_session.h"
 #include "decode_options.h"
 #include "eval_data.h"
@@ -37,7 +38,8 @@ const CommandSpec& eval_spec() {
             "Exact-match accuracy on an evaluation split: the answer is the text after the last '####'.",
             "The split is read from <model>/../../eval/<split>.jsonl, ./resources/eval/ or the source\n"
             "tree; --data reads any jsonl with {\"family\", \"prompt\", \"answer\"} lines instead.\n"
-            "Prompts go through the chat template when the tokenizer has one.\n" +
+            "Prompts go through the chat template when the tokenizer has one. A causal model (qwen2\n"
+            "family, e.g. the guider tiny-ar) is scored by greedy decoding up to the gen length.\n" +
                 decode_options_description(),
             {
                 {"model", "DIR", "checkpoint folder"},
@@ -195,6 +197,14 @@ int eval_main(std::span<const std::string> args) {
     const Checkpoint& ckpt = *model.checkpoint;
     const bool chat = detect_chat_template(ckpt.config(), *ckpt.tokenizer) != ChatTemplateKind::None;
 
+    // A causal model (the Guided Diffusion guider) is scored by greedy decoding through the same
+    // backend: the yardstick it must beat to judge the diffusion model's drafts.
+    const bool causal = !ckpt.config().is_diffusion();
+    const std::string method = causal ? std::string("greedy (autoregressive)") : settings.strategy;
+    std::vector<int32_t> stop_ids;
+    for (const int id : {ckpt.config().eos_token_id, ckpt.config().eot_token_id})
+        if (id >= 0) stop_ids.push_back(id);
+
     // Every example is checked before any decodes: a bad setting fails in milliseconds.
     std::set<std::string> warned;
     std::vector<std::vector<int32_t>> prompts;
@@ -202,7 +212,12 @@ int eval_main(std::span<const std::string> args) {
     for (const EvalExample& ex : examples) {
         prompts.push_back(build_prompt(ckpt, ex.prompt, chat));
         example_settings.push_back(settings_for_example(settings, ex, a));
-        check_settings(example_settings.back(), ckpt.config(), static_cast<int>(prompts.back().size()), &warned);
+        if (causal) {
+            if (example_settings.back().gen_length <= 0)
+                throw UsageError("invalid settings: gen_length must be positive");
+        } else {
+            check_settings(example_settings.back(), ckpt.config(), static_cast<int>(prompts.back().size()), &warned);
+        }
     }
     print_backend_note(model);
 
@@ -237,6 +252,22 @@ int eval_main(std::span<const std::string> args) {
                 b = own.get();
             }
             for (std::size_t i = next++; i < examples.size(); i = next++) {
+                if (causal) {
+                    const ArGeneration g = ar_generate_greedy(*b, prompts[i], example_settings[i].gen_length, stop_ids);
+                    TraceSummary& sum = sums[i];
+                    sum.text = ckpt.tokenizer->decode(g.ids, /*skip_special=*/true);
+                    sum.steps = g.forwards;
+                    sum.wall_s = g.wall_s;
+                    sum.paper_flops = sum.paper_flops_dense = g.flops;
+                    sum.tokens_unmasked = static_cast<int>(g.ids.size());
+                    const bool ok = answer_matches(extract_answer(sum.text), examples[i].answer);
+                    std::lock_guard lock(progress_mutex);
+                    ++done;
+                    done_correct += ok;
+                    done_wall += sum.wall_s;
+                    progress.update(done, done_correct, done_wall);
+                    continue;
+                }
                 DecodeSession session(*b, *ckpt.tokenizer, ckpt.config(), prompts[i], example_settings[i],
                                       DecodeLabels{model.name, examples[i].prompt, ckpt.dir});
                 RevealTracker reveal(*ckpt.tokenizer);
@@ -344,7 +375,7 @@ int eval_main(std::span<const std::string> args) {
             {"reveal", {{"answer_digits", reveal_answer}, {"other_tokens", reveal_other}, {"examples", reveal_n}}},
             {"model", model.name},
             {"backend", model.backend->name()},
-            {"strategy", settings.strategy},
+            {"strategy", method},
             {"chat", chat},
             {"settings", settings.to_map()},
         };
@@ -352,7 +383,7 @@ int eval_main(std::span<const std::string> args) {
         return kExitOk;
     }
 
-    std::cout << "model " << model.name << " (" << model.backend->name() << "), strategy " << settings.strategy << ", "
+    std::cout << "model " << model.name << " (" << model.backend->name() << "), strategy " << method << ", "
               << data.string() << " (" << n << " examples)\n\n";
     std::size_t width = 6;
     for (const auto& [name, f] : families) width = std::max(width, name.size());
