@@ -250,7 +250,6 @@ Family detect_family(const json& j, const Fields& f, std::string& architecture) 
 
 // Limits by design on a config's dimensions (docs/limits.md).
 constexpr long long kMaxModelDim = 1 << 20;
-constexpr long long kMaxVocabRows = 1 << 22;
 constexpr long long kMaxContext = 1 << 22;
 constexpr long long kMaxMatrixElements = 1ll << 32;
 
@@ -278,9 +277,9 @@ void validate(const Fields& f, ModelConfig& c) {
                    std::to_string(kMaxModelDim) + " (no real model is that wide)");
         }
     }
-    if (c.vocab_size > kMaxVocabRows) {
+    if (c.vocab_size > limits::kMaxVocabRows) {
         f.fail("vocabulary of " + std::to_string(c.vocab_size) + " rows is over the limit of " +
-               std::to_string(kMaxVocabRows));
+               std::to_string(limits::kMaxVocabRows));
     }
     if (c.max_seq_len > kMaxContext) {
         f.fail("context length " + std::to_string(c.max_seq_len) + " is over the limit of " + std::to_string(kMaxContext));

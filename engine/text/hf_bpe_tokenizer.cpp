@@ -76,6 +76,15 @@ HfBpeTokenizer::HfBpeTokenizer(const HfTokenizerSpec& spec) : impl_(std::make_un
     m.source = spec.source;
     const auto fail = [&](const std::string& what) { throw Error(spec.source + ": " + what); };
 
+    // One id sizes the id table: refuse absurd ones before allocating it.
+    for (const auto& [piece, id] : spec.vocab)
+        if (id >= limits::kMaxVocabRows)
+            fail("model.vocab[\"" + piece.substr(0, 40) + "\"] has id " + std::to_string(id) + ", over the limit of " +
+                 std::to_string(limits::kMaxVocabRows) + " tokens");
+    for (const HfAddedToken& a : spec.added_tokens)
+        if (a.id >= limits::kMaxVocabRows)
+            fail("added token \"" + a.content.substr(0, 40) + "\" has id " + std::to_string(a.id) +
+                 ", over the limit of " + std::to_string(limits::kMaxVocabRows) + " tokens");
     m.vocab.reserve(spec.vocab.size());
     for (const auto& [piece, id] : spec.vocab) {
         m.vocab.emplace(piece, id);
@@ -149,6 +158,10 @@ HfBpeTokenizer::~HfBpeTokenizer() = default;
 
 std::unique_ptr<HfBpeTokenizer> HfBpeTokenizer::from_json(std::string_view json_text, const std::string& source) {
     return std::make_unique<HfBpeTokenizer>(parse_hf_tokenizer_json(json_text, source));
+}
+
+std::unique_ptr<HfBpeTokenizer> HfBpeTokenizer::load_vocab_merges(const std::filesystem::path& dir) {
+    return std::make_unique<HfBpeTokenizer>(read_hf_slow_tokenizer_files(dir));
 }
 
 std::unique_ptr<HfBpeTokenizer> HfBpeTokenizer::load(const std::filesystem::path& tokenizer_json) {

@@ -24,6 +24,9 @@ public:
     static std::unique_ptr<HfBpeTokenizer> load(const std::filesystem::path& tokenizer_json);
     // Same from text; `source` names the origin in error messages.
     static std::unique_ptr<HfBpeTokenizer> from_json(std::string_view json_text, const std::string& source);
+    // Reads the slow form of a folder: vocab.json + merges.txt (+ tokenizer_config.json,
+    // added_tokens.json, special_tokens_map.json); see read_hf_slow_tokenizer_files.
+    static std::unique_ptr<HfBpeTokenizer> load_vocab_merges(const std::filesystem::path& dir);
 
     explicit HfBpeTokenizer(const HfTokenizerSpec& spec);
     ~HfBpeTokenizer() override;

@@ -3,6 +3,7 @@
 // and validating the JSON happens in one place (hf_tokenizer_json.cpp); the tokenizer, the
 // normalizer and the pre-tokenizer are built from this struct and never see JSON.
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,5 +51,11 @@ struct HfTokenizerSpec {
 // Parses tokenizer.json text; `source` names the file in errors. Throws dlm::Error for anything
 // that is not a byte-level BPE tokenizer this engine can reproduce exactly.
 HfTokenizerSpec parse_hf_tokenizer_json(std::string_view json_text, const std::string& source);
+
+// The "slow" form of the same tokenizers: `dir`/vocab.json + merges.txt, with added tokens from
+// tokenizer_config.json's added_tokens_decoder (else added_tokens.json) and the pre-tokenizer of its
+// tokenizer_class (Qwen2Tokenizer / DreamTokenizer: Qwen2's regex and NFC; GPT2Tokenizer, also
+// when no class is named: GPT-2's). Gives exactly the spec the equivalent tokenizer.json gives.
+HfTokenizerSpec read_hf_slow_tokenizer_files(const std::filesystem::path& dir);
 
 }  // namespace dlm

@@ -28,8 +28,14 @@ public:
     virtual std::optional<int32_t> token_id(std::string_view piece) const = 0;  // exact piece lookup
 };
 
-// Opens the tokenizer of a checkpoint folder: tokenizer.json if present, else tokenizer.model.
-// Throws dlm::Error naming the file when it is missing or malformed.
+// Opens the tokenizer of a checkpoint folder, in this order of precedence: tokenizer.json, else
+// vocab.json + merges.txt (the slow byte-level BPE form Dream publishes), else tokenizer.model.
+// Throws dlm::Error naming the file when it is missing or malformed, and all three when none is there.
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& model_dir);
+
+enum class TokenizerForm { TokenizerJson, VocabMerges, SentencePiece, None };
+// Which form load_tokenizer reads from the folder, and its file names for messages and `inspect`.
+TokenizerForm tokenizer_form(const std::filesystem::path& model_dir);
+std::string_view tokenizer_form_name(TokenizerForm f);
 
 }  // namespace dlm

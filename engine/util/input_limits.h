@@ -12,6 +12,9 @@ inline constexpr uint64_t kMiB = 1024ull * 1024ull;
 // Nesting of arrays and objects in any JSON the engine parses. Real files nest at most ~6 deep.
 inline constexpr int kMaxJsonDepth = 64;
 
+// Vocabulary rows, of a config or a tokenizer (real ones: 32k-262k).
+inline constexpr long long kMaxVocabRows = 1 << 22;
+
 // Whole files, by kind.
 inline constexpr uint64_t kConfigJsonBytes = 16 * kMiB;   // config.json and its side files
 inline constexpr uint64_t kShardIndexBytes = 64 * kMiB;   // model.safetensors.index.json

@@ -29,7 +29,7 @@ TEST(TextLoadTokenizer, FallsBackToTokenizerModel) {
 
 TEST(TextLoadTokenizer, NeitherFileNamesBoth) {
     tt::TempDir dir;
-    expect_error([&] { load_tokenizer(dir.path()); }, {dir.path().string(), "tokenizer.json", "tokenizer.model"});
+    expect_error([&] { load_tokenizer(dir.path()); }, {dir.path().string(), "tokenizer.json", "vocab.json + merges.txt", "tokenizer.model"});
     expect_error([&] { load_tokenizer(dir / "absent"); }, {"absent", "not a folder"});
 }
 

@@ -130,7 +130,9 @@ int inspect_main(std::span<const std::string> args) {
             {"total_bytes", in.total_bytes},
             {"parameter_count", in.stored_parameters},
             {"config_parameter_count", config_parameters},
-            {"tokenizer", {{"kind", tok.kind()}, {"vocab_size", tok.vocab_size()}}},
+            {"tokenizer",
+             {{"kind", tok.kind()}, {"files", std::string(tokenizer_form_name(tokenizer_form(ckpt.dir)))},
+              {"vocab_size", tok.vocab_size()}}},
             {"special_tokens", special},
             {"chat_template", std::string(chat_template_name(chat))},
             {"unexpected_tensors", ckpt.weights.unexpected},
@@ -153,7 +155,9 @@ int inspect_main(std::span<const std::string> args) {
               << "context        " << c.max_seq_len << " positions\n"
               << "attention      " << (c.bidirectional ? "bidirectional" : "causal")
               << (c.qkv_bias ? ", q/k/v bias" : "") << ", RoPE theta " << c.rope_theta << '\n'
-              << "logits         " << (c.shifted_logits ? "shifted (row i-1 predicts token i)" : "in place (row i predicts token i)")
+              << "logits         " << (!c.is_diffusion()      ? "causal (row i predicts token i+1)"
+                                  : c.shifted_logits ? "shifted (row i-1 predicts token i)"
+                                                     : "in place (row i predicts token i)")
               << '\n'
               << "LM head        " << (c.tied_embeddings ? "tied to the embedding" : "separate tensor") << '\n'
               << "storage        " << dtypes << '\n'
@@ -164,7 +168,8 @@ int inspect_main(std::span<const std::string> args) {
     if (in.stored_parameters != config_parameters)
         std::cout << " (the config implies " << format_grouped(config_parameters) << ")";
     std::cout << '\n'
-              << "tokenizer      " << tok.kind() << ", " << tok.vocab_size() << " tokens\n"
+              << "tokenizer      " << tok.kind() << " from " << tokenizer_form_name(tokenizer_form(ckpt.dir)) << ", "
+              << tok.vocab_size() << " tokens\n"
               << "special ids   ";
     for (const auto& s : specials) {
         std::cout << ' ' << s.name << '=';
