@@ -212,6 +212,9 @@ bool effective_track_kl(const DecodeSettings& s, const ModelConfig& config, int 
     return bytes <= kAutoKlBudgetBytes;
 }
 
+// Classifier-free guidance scales past this only amplify float error (the usual range is 0-3).
+constexpr double kMaxCfgScale = 1000.0;
+
 std::vector<SettingsIssue> validate(const DecodeSettings& s, const ModelConfig& config, int prompt_len) {
     std::vector<SettingsIssue> out;
     auto error = [&](std::string key, std::string msg) {
@@ -244,6 +247,7 @@ std::vector<SettingsIssue> validate(const DecodeSettings& s, const ModelConfig& 
                               "quality beyond that is untested");
 
     if (!(s.temperature >= 0)) error("temperature", "temperature must be >= 0 (got " + num(s.temperature) + ")");
+    else if (!std::isfinite(s.temperature)) error("temperature", "temperature must be a finite number");
     else if (s.temperature > 10) warning("temperature", "temperature " + num(s.temperature) + " is very high; "
                                                         "samples will be close to uniform noise");
     if (!(s.top_p > 0 && s.top_p <= 1)) error("top_p", "top_p must be in (0, 1] (got " + num(s.top_p) + "; 1 = off)");
@@ -254,6 +258,9 @@ std::vector<SettingsIssue> validate(const DecodeSettings& s, const ModelConfig& 
     if (s.temperature == 0 && (s.top_p < 1 || s.top_k > 0))
         warning("temperature", "top_p / top_k have no effect on the sampled token at temperature 0 (argmax)");
     if (!(s.cfg_scale >= 0)) error("cfg_scale", "cfg_scale must be >= 0 (0 = off)");
+    // (1 + w) * cond - w * uncond overflows float logits long before w reaches infinity.
+    else if (!(s.cfg_scale <= kMaxCfgScale))
+        error("cfg_scale", "cfg_scale " + num(s.cfg_scale) + " is over the limit of " + num(kMaxCfgScale));
     else if (s.cfg_scale > 0) {
         if (s.cfg_scale > 20) warning("cfg_scale", "cfg_scale " + num(s.cfg_scale) + " is far outside the usual 0-3 range");
     }

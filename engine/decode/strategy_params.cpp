@@ -41,6 +41,8 @@ double StrategyParams::real(const std::string& key, double fallback, double lo, 
     const double x = std::strtod(v->c_str(), &end);
     if (v->empty() || end != v->c_str() + v->size() || errno == ERANGE || std::isnan(x))
         throw Error("parameter " + key + "='" + *v + "' is not a number");
+    // "inf" passes strtod; no parameter means infinity (an open range is "no upper bound", not a value).
+    if (std::isinf(x)) throw Error("parameter " + key + "='" + *v + "' is not a finite number");
     if (x < lo || x > hi) throw Error("parameter " + key + "=" + *v + " is outside " + range_text(lo, hi));
     return x;
 }

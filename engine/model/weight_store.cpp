@@ -84,6 +84,10 @@ std::shared_ptr<WeightStore> WeightStore::open(const fs::path& dir) {
             throw Error(where + ": weight_map entry for \"" + tensor + "\" must be a file name, found " + shard.dump());
         }
         const std::string name = shard.get<std::string>();
+        if (name.find('\0') != std::string::npos) {
+            // A NUL would cut the name when the file is opened (s.safetensors\0junk -> s.safetensors).
+            throw Error(where + ": shard name for tensor \"" + tensor + "\" contains a NUL character");
+        }
         if (!is_plain_relative(name)) {
             throw Error(where + ": shard \"" + name + "\" (for tensor \"" + tensor +
                         "\") is not a file name inside the checkpoint folder");

@@ -265,6 +265,11 @@ TEST_F(CliRun, EvalOnAJsonlFile) {
     ASSERT_EQ(limited.status, 0) << limited.err;
     EXPECT_EQ(limited.json().at("families").size(), 2u);
 
+    // Output that cannot be written is an error, never a silent success.
+    expect_one_line_error(cli({"eval", "--model", model_dir().string(), "--data", data.string(), "--gen-len", "8",
+                               "--predictions", "/dev/full"}),
+                          "/dev/full");
+
     write_text(file("bad.jsonl"), "{\"family\": \"x\", \"prompt\": \"p\"}\n");
     expect_one_line_error(cli({"eval", "--model", model_dir().string(), "--data", file("bad.jsonl").string()}),
                           "bad.jsonl:1");

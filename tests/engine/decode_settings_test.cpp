@@ -167,6 +167,8 @@ TEST(DecodeSettings, SamplingRanges) {
     s.top_p = 1.0;
     s.cfg_scale = -1;
     EXPECT_TRUE(mentions(validate(s, c, 4), kError, "cfg_scale", ">= 0"));
+    s.cfg_scale = 1e300;  // once accepted, then NaN logits in the run
+    EXPECT_TRUE(mentions(validate(s, c, 4), kError, "cfg_scale", "over the limit of 1000"));
     s.cfg_scale = 0;
     s.temperature = 0;
     s.top_k = 5;

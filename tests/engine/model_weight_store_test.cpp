@@ -150,5 +150,11 @@ TEST_F(ModelWeightStore, OpenFile) {
     EXPECT_EQ(store->files().size(), 1u);
 }
 
+TEST(ModelWeightStoreIndex, ShardNameWithANulIsRefused) {
+    TempDir dir;
+    write_file(dir / "model.safetensors.index.json", "{\"weight_map\": {\"a\": \"s2.safetensors\\u0000junk\"}}");
+    expect_error([&] { WeightStore::open(dir.path()); }, {"contains a NUL character"});
+}
+
 }  // namespace
 }  // namespace dlm

@@ -178,6 +178,17 @@ TEST(StrategyRegistry, PresetsAreKnownAndInvalidCombinationsRefused) {
     }
     s.params.erase("threshold.tau");
     EXPECT_EQ(make_strategy(s, c, 4).unmask->name(), "fast-dllm-factor");
+    // Infinity passes strtod but is no parameter value: refused before the run, not during it.
+    for (const char* inf : {"inf", "INF", "infinity"}) {
+        s.params["threshold.factor"] = inf;
+        try {
+            make_strategy(s, c, 4);
+            ADD_FAILURE() << inf;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("not a finite number"), std::string::npos) << e.what();
+        }
+    }
+    s.params["threshold.factor"] = "1";
     s.params.clear();
     s.strategy = "fast-dllm-prefix";
     s.block_length = 5;  // does not divide gen_length

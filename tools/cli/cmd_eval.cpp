@@ -332,6 +332,12 @@ int eval_main(std::span<const std::string> args) {
         }
     }
 
+    if (predictions) {
+        // Lost output is a failure, not a success with nothing written (a full disk, /dev/full).
+        predictions->flush();
+        if (!*predictions) throw Error("writing the predictions file '" + *a.get("predictions") + "' failed (disk full?)");
+    }
+
     // Mean over the examples that have both kinds of tokens.
     double reveal_answer = 0, reveal_other = 0;
     int reveal_n = 0;
