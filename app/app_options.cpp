@@ -13,6 +13,7 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     const QCommandLineOption prompt("prompt", "Prompt text.", "TEXT");
     const QCommandLineOption trace("trace", "Open a recorded NDJSON trace (replays without a model).", "FILE");
     const QCommandLineOption shot("screenshot", "Save a PNG of the window when the run completes.", "FILE");
+    const QCommandLineOption saveTrace("save-trace", "Save the run's NDJSON trace when it completes.", "FILE");
     const QCommandLineOption set("set", "Decode setting for this launch (repeatable).", "KEY=VALUE");
     const QCommandLineOption cset("compare-set", "Setting of compare run B (repeatable).", "KEY=VALUE");
     const QCommandLineOption autorun("autorun", "Start decoding as soon as the model is loaded.");
@@ -25,7 +26,8 @@ AppOptions parseAppOptions(const QStringList& arguments) {
                                      "Compute backend: auto (CUDA when usable, else CPU), cpu or cuda. "
                                      "Without a usable GPU the CPU runs, and the app says why.",
                                      "NAME");
-    p.addOptions({model, prompt, trace, shot, set, cset, autorun, compare, quit, inspect, fresh, showStep, backend});
+    p.addOptions({model, prompt, trace, shot, saveTrace, set, cset, autorun, compare, quit, inspect, fresh, showStep,
+                  backend});
     AppOptions o;
     if (!p.parse(arguments)) {
         o.error = p.errorText();
@@ -37,6 +39,7 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     o.prompt = p.value(prompt);
     o.tracePath = p.value(trace);
     o.screenshotPath = p.value(shot);
+    o.saveTracePath = p.value(saveTrace);
     o.settings = p.values(set);
     o.compareSettings = p.values(cset);
     o.autorun = p.isSet(autorun);

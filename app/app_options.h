@@ -10,6 +10,7 @@ struct AppOptions {
     QString prompt;          // --prompt TEXT (default: the saved / built-in prompt)
     QString tracePath;       // --trace FILE: open a recorded trace (no model needed)
     QString screenshotPath;  // --screenshot FILE: grab the window when the run completes
+    QString saveTracePath;   // --save-trace FILE: save the run's trace when it completes
     QStringList settings;    // --set KEY=VALUE (repeatable): decode settings for this launch
     QStringList compareSettings;  // --compare-set KEY=VALUE: run B of compare mode
     QString backend;         // --backend auto|cpu|cuda (empty: the saved choice, else auto)

@@ -48,7 +48,7 @@ void Automation::onRunCompleted(bool ok) {
     if (options_.showStep >= 0) controller_->setViewStep(options_.showStep);
     if (options_.inspect >= 0 && window_)
         QMetaObject::invokeMethod(window_, "openInspector", Q_ARG(QVariant, options_.inspect));
-    if (options_.screenshotPath.isEmpty() && !options_.quitWhenDone) return;
+    if (options_.screenshotPath.isEmpty() && options_.saveTracePath.isEmpty() && !options_.quitWhenDone) return;
     finish(ok);
 }
 
@@ -57,15 +57,31 @@ void Automation::finish(bool ok) {
     finished_ = true;
     // Give the scene graph a few frames to draw the last step (charts, heatmaps) first.
     QTimer::singleShot(600, this, [this, ok] {
+        // Output that could not be written makes the launch fail: an automated caller must not
+        // take a missing screenshot or trace for success.
+        bool written = true;
         if (!options_.screenshotPath.isEmpty() && window_) {
             const QString path = options_.screenshotPath;
             const QFileInfo fi(path);
             QDir().mkpath(fi.absolutePath());
-            if (!window_->grabWindow().save(path)) std::fprintf(stderr, "dlmscope: could not write %s\n", qPrintable(path));
-            else std::fprintf(stdout, "dlmscope: screenshot %s\n", qPrintable(fi.absoluteFilePath()));
+            if (!window_->grabWindow().save(path)) {
+                std::fprintf(stderr, "dlmscope: could not write the screenshot %s\n", qPrintable(path));
+                written = false;
+            } else {
+                std::fprintf(stdout, "dlmscope: screenshot %s\n", qPrintable(fi.absoluteFilePath()));
+            }
+        }
+        if (!options_.saveTracePath.isEmpty()) {
+            if (!controller_->saveTrace(options_.saveTracePath)) {
+                std::fprintf(stderr, "dlmscope: could not write the trace %s\n", qPrintable(options_.saveTracePath));
+                written = false;
+            } else {
+                std::fprintf(stdout, "dlmscope: trace %s\n", qPrintable(QFileInfo(options_.saveTracePath).absoluteFilePath()));
+            }
         }
         if (!controller_->errorString().isEmpty()) std::fprintf(stderr, "dlmscope: %s\n", qPrintable(controller_->errorString()));
         std::fflush(stdout);
-        if (options_.quitWhenDone) QCoreApplication::exit(ok && controller_->errorString().isEmpty() ? 0 : 1);
+        if (options_.quitWhenDone)
+            QCoreApplication::exit(ok && written && controller_->errorString().isEmpty() ? 0 : 1);
     });
 }

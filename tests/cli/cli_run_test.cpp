@@ -266,9 +266,12 @@ TEST_F(CliRun, EvalOnAJsonlFile) {
     EXPECT_EQ(limited.json().at("families").size(), 2u);
 
     // Output that cannot be written is an error, never a silent success.
-    expect_one_line_error(cli({"eval", "--model", model_dir().string(), "--data", data.string(), "--gen-len", "8",
-                               "--predictions", "/dev/full"}),
-                          "/dev/full");
+    const auto full = cli({"eval", "--model", model_dir().string(), "--data", data.string(), "--gen-len", "8",
+                           "--predictions", "/dev/full"});
+    EXPECT_NE(full.status, 0);
+    ASSERT_FALSE(full.err_lines().empty());
+    EXPECT_EQ(full.err_lines().back().rfind("dlmscope-cli: error: ", 0), 0u) << full.err;
+    EXPECT_NE(full.err_lines().back().find("/dev/full"), std::string::npos) << full.err;
 
     write_text(file("bad.jsonl"), "{\"family\": \"x\", \"prompt\": \"p\"}\n");
     expect_one_line_error(cli({"eval", "--model", model_dir().string(), "--data", file("bad.jsonl").string()}),

@@ -98,7 +98,7 @@ TEST(CliEvalData, ReadsJsonlAndBalancesLimits) {
     const auto file = dir.path() / "d.jsonl";
     cli_test::write_text(file,
                          "{\"family\": \"a\", \"prompt\": \"p1\", \"answer\": \"1\"}\n"
-                         "{\"family\": \"a\", \"prompt\": \"p2\", \"answer\": 2}\n"
+                         "{\"family\": \"a\", \"prompt\": \"p2\", \"answer\": \"2\"}\n"
                          "{\"family\": \"a\", \"prompt\": \"p3\", \"answer\": \"3\"}\n"
                          "{\"family\": \"b\", \"prompt\": \"q1\", \"answer\": \"x\"}\n");
     const auto all = read_eval_jsonl(file);
@@ -111,6 +111,15 @@ TEST(CliEvalData, ReadsJsonlAndBalancesLimits) {
     EXPECT_EQ(two[1].prompt, "q1");
     EXPECT_EQ(take_balanced(all, 3)[2].prompt, "p2");
     EXPECT_EQ(take_balanced(all, 0).size(), 4u);
+
+    // A number is not an answer: 1e2 or 12.50 would compare as their printed form.
+    cli_test::write_text(file, "{\"family\": \"a\", \"prompt\": \"p2\", \"answer\": 2}\n");
+    try {
+        read_eval_jsonl(file);
+        ADD_FAILURE() << "a numeric answer was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("d.jsonl:1: \"answer\" must be a string"), std::string::npos) << e.what();
+    }
 
     cli_test::write_text(file, "{\"family\": \"a\", \"prompt\": \"p1\", \"answer\": \"1\"}\n[1, 2]\n");
     try {
