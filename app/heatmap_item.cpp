@@ -114,6 +114,7 @@ void HeatmapItem::paintTo(QPainter& g, const QSizeF&) {
     if (bar_.height() != int(bar.height())) bar_ = heatmap::colourBar(1, int(bar.height()));
     g.drawImage(bar, bar_);
     g.setPen(cell_style::dimText());
+    g.setBrush(Qt::NoBrush);  // an outline only: the plot's fill brush would cover the gradient
     g.drawRect(bar);
     auto yOf = [&](double unit) { return bar.bottom() - unit * bar.height(); };
     if (mode_ == "reveal") {

@@ -46,7 +46,7 @@ void StepStatsModel::clear() {
     if (rows_.empty()) return;
     beginResetModel();
     rows_.clear();
-    max_flops_ = max_rows_ = max_tps_ = max_wall_ = max_events_ = 0;
+    max_flops_ = max_rows_ = max_tps_ = max_wall_ = max_events_ = max_cum_ratio_ = 0;
     endResetModel();
     Q_EMIT countChanged();
     Q_EMIT rangesChanged();
@@ -79,6 +79,7 @@ void StepStatsModel::syncTo(const RunHistory& h) {
         max_tps_ = std::max({max_tps_, r.tps, r.e2e_tps});
         max_wall_ = std::max(max_wall_, r.wall_ms);
         max_events_ = std::max(max_events_, double(std::max(r.remasks, r.flipflops)));
+        max_cum_ratio_ = std::max(max_cum_ratio_, r.cum_ratio);
         rows_.push_back(r);
     }
     endInsertRows();

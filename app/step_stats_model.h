@@ -16,6 +16,7 @@ class StepStatsModel : public QAbstractListModel {
     Q_PROPERTY(double maxTps READ maxTps NOTIFY rangesChanged)
     Q_PROPERTY(double maxWallMs READ maxWallMs NOTIFY rangesChanged)
     Q_PROPERTY(double maxEvents READ maxEvents NOTIFY rangesChanged)
+    Q_PROPERTY(double maxCumRatio READ maxCumRatio NOTIFY rangesChanged)
 
 public:
     enum Role {
@@ -52,6 +53,7 @@ public:
     double maxTps() const { return max_tps_; }
     double maxWallMs() const { return max_wall_; }
     double maxEvents() const { return max_events_; }
+    double maxCumRatio() const { return max_cum_ratio_; }
 
 Q_SIGNALS:
     void countChanged();
@@ -67,5 +69,5 @@ private:
         int newly = 0, remasks = 0, flipflops = 0;
     };
     std::vector<Row> rows_;
-    double max_flops_ = 0, max_rows_ = 0, max_tps_ = 0, max_wall_ = 0, max_events_ = 0;
+    double max_flops_ = 0, max_rows_ = 0, max_tps_ = 0, max_wall_ = 0, max_events_ = 0, max_cum_ratio_ = 0;
 };

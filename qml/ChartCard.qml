@@ -13,7 +13,18 @@ ChartView {
     property int viewStep: -1
     property var roles: []                    // [{role, label, color, scale}]
     property real yMax: 1
-    property string yFormat: "%.2g"
+    property bool integerAxis: false          // counts: ticks on whole numbers only
+    // The y axis: 0 .. a 1-2-5 step times (tickCount - 1), covering yMax with a 10 % margin, and
+    // labels with as many decimals as the step needs (0.05 -> "%.2f"), so no two ticks read alike.
+    readonly property var yAxis: niceAxis(yMax, axisY.tickCount)
+    function niceAxis(top, ticks) {
+        const want = Math.max(top > 0 ? top * 1.1 : 1, integerAxis ? ticks - 1 : 0) / (ticks - 1)
+        const mag = Math.pow(10, Math.floor(Math.log10(want)))
+        let step = [1, 2, 5, 10].map(m => m * mag).find(s => s >= want * (1 - 1e-9))
+        if (integerAxis) step = Math.max(1, Math.round(step))
+        const decimals = integerAxis ? 0 : Math.max(0, -Math.floor(Math.log10(step) + 1e-9))
+        return {max: step * (ticks - 1), format: "%." + decimals + "f"}
+    }
     property alias seriesA: s0
     property alias seriesB: sB
 
@@ -43,8 +54,8 @@ ChartView {
     ValueAxis {
         id: axisY
         min: 0
-        max: chart.yMax > 0 ? chart.yMax * 1.1 : 1
-        labelFormat: chart.yFormat
+        max: chart.yAxis.max
+        labelFormat: chart.yAxis.format
         labelsColor: Theme.dim
         labelsFont.pixelSize: 9
         gridLineColor: "#262a33"

@@ -26,7 +26,6 @@ GridLayout {
         roles: [{role: "paperFlops", label: qsTr("strategy"), color: Theme.seriesA, scale: 1e-9},
                 {role: "denseFlops", label: qsTr("dense"), color: Theme.seriesDense, scale: 1e-9}]
         yMax: panel.niceMax(stats ? stats.maxFlops : 0, statsB ? statsB.maxFlops : 0) * 1e-9
-        yFormat: "%.3g"
     }
     ChartCard {
         objectName: "ratioChart"
@@ -36,8 +35,8 @@ GridLayout {
         statsB: panel.runB ? panel.runB.stats : null
         planned: panel.planned; viewStep: panel.viewStep
         roles: [{role: "cumRatio", label: qsTr("ratio"), color: Theme.good, scale: 1}]
-        yMax: 1
-        yFormat: "%.2f"
+        // At least 1 (the dense line), more when a strategy costs more than dense (WINO's N + B).
+        yMax: Math.max(1, panel.niceMax(stats ? stats.maxCumRatio : 0, statsB ? statsB.maxCumRatio : 0))
     }
     ChartCard {
         objectName: "rowsChart"
@@ -49,7 +48,7 @@ GridLayout {
         roles: [{role: "rows", label: qsTr("M_t"), color: Theme.seriesA, scale: 1},
                 {role: "rowsTotal", label: qsTr("N"), color: Theme.seriesDense, scale: 1}]
         yMax: panel.niceMax(stats ? stats.maxRows : 0, statsB ? statsB.maxRows : 0)
-        yFormat: "%d"
+        integerAxis: true
     }
     ChartCard {
         objectName: "tpsChart"
@@ -61,7 +60,6 @@ GridLayout {
         roles: [{role: "tps", label: qsTr("step TPS"), color: Theme.seriesA, scale: 1},
                 {role: "e2eTps", label: qsTr("E2E TPS"), color: Theme.good, scale: 1}]
         yMax: panel.niceMax(stats ? stats.maxTps : 0, statsB ? statsB.maxTps : 0)
-        yFormat: "%.0f"
     }
     ChartCard {
         objectName: "wallChart"
@@ -72,7 +70,6 @@ GridLayout {
         planned: panel.planned; viewStep: panel.viewStep
         roles: [{role: "wallMs", label: qsTr("ms"), color: Theme.warn, scale: 1}]
         yMax: panel.niceMax(stats ? stats.maxWallMs : 0, statsB ? statsB.maxWallMs : 0)
-        yFormat: "%.1f"
     }
     ChartCard {
         objectName: "eventsChart"
@@ -83,6 +80,6 @@ GridLayout {
         roles: [{role: "remasks", label: qsTr("remasks"), color: Theme.error, scale: 1},
                 {role: "flipflops", label: qsTr("flip-flops"), color: "#ff6bd6", scale: 1}]
         yMax: Math.max(1, stats ? stats.maxEvents : 0)
-        yFormat: "%d"
+        integerAxis: true
     }
 }

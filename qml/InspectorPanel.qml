@@ -13,6 +13,8 @@ Rectangle {
     property int position: -1
     property var info: position >= 0 && run && run.viewStep >= 0 ? run.positionDetails(position) : ({})
     signal closeRequested()
+    property alias klAxis: ky
+    property alias klSeries: klSeries
     color: Theme.panelRaised
     border.color: Theme.border
     radius: Theme.radius
@@ -28,9 +30,14 @@ Rectangle {
     onInfoChanged: {
         fill(confSeries, info.confidence)
         fill(entSeries, info.entropy)
-        fill(klSeries, info.kl, v => Math.max(v, 1e-9))
+        // log10 on a linear axis labelled "1eN": Qt's LogValueAxis drew no labels at this height.
+        fill(klSeries, info.kl, v => Math.log10(Math.max(v, 1e-9)))
         epsSeries.clear()
-        if (App.epsilon > 0) { epsSeries.append(0, App.epsilon); epsSeries.append(Math.max(1, run.plannedSteps - 1), App.epsilon) }
+        if (App.epsilon > 0) {
+            const e = Math.log10(App.epsilon)
+            epsSeries.append(0, e)
+            epsSeries.append(Math.max(1, run.plannedSteps - 1), e)
+        }
     }
 
     ColumnLayout {
@@ -99,8 +106,8 @@ Rectangle {
             antialiasing: true
             margins { top: 0; bottom: 0; left: 0; right: 0 }
             ValueAxis { id: kx; min: 0; max: Math.max(1, inspector.run ? inspector.run.plannedSteps - 1 : 1); labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%d"; gridLineColor: "#262a33" }
-            LogValueAxis { id: ky; min: 1e-9; max: 10; base: 10; labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%.0g"; gridLineColor: "#262a33" }
-            LineSeries { id: klSeries; name: qsTr("KL"); axisX: kx; axisY: ky; color: Theme.accent; width: 2 }
+            ValueAxis { id: ky; objectName: "klAxis"; min: -9; max: 1; tickCount: 6; labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "1e%.0f"; gridLineColor: "#262a33" }
+            LineSeries { id: klSeries; objectName: "klSeries"; name: qsTr("KL"); axisX: kx; axisY: ky; color: Theme.accent; width: 2 }
             LineSeries { id: epsSeries; name: qsTr("ε"); axisX: kx; axisY: ky; color: "white"; width: 1; style: Qt.DashLine }
         }
 

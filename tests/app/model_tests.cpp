@@ -11,6 +11,7 @@
 #include "csv_export.h"
 #include "denoise_grid_item.h"
 #include "grid_painter.h"
+#include "heatmap_item.h"
 #include "heatmap_painter.h"
 #include "run_history.h"
 #include "run_view.h"
@@ -265,6 +266,29 @@ private Q_SLOTS:
         QCOMPARE(img.value(3, 5), double(run.steps[5]->positions[3].kl));
         QVERIFY(heatmap::klToUnit(1e-3) > heatmap::klToUnit(1e-6));
         QCOMPARE(heatmap::klColor(NAN).alpha(), 0);
+    }
+    // The KL colour bar shows the colour map (once hidden under the plot's fill brush).
+    void colourBarShowsTheGradient() {
+        auto run = makeSyntheticRun(40, 20);
+        RunView view;
+        view.begin(run.header);
+        for (auto& s : run.steps) view.record(s);
+        view.flush();
+        HeatmapItem item;
+        item.setSize(QSizeF(600, 300));
+        item.setRun(&view);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("heat.png");
+        QVERIFY(item.saveImage(path));
+        const QImage img(path);
+        QVERIFY(!img.isNull());
+        // barRect(): x = width - 52, 12 wide, y from 8 to height - 14 (the image is at 2x).
+        const int x = 2 * (600 - 52 + 6);
+        const QColor top = img.pixelColor(x, 2 * 14), bottom = img.pixelColor(x, 2 * (300 - 22));
+        const QColor plotFill(0x1e, 0x21, 0x28);
+        QVERIFY2(top != plotFill && bottom != plotFill, "the colour bar is covered");
+        QVERIFY2(top.lightness() > bottom.lightness() + 60,
+                 qPrintable(QString("top %1, bottom %2").arg(top.name(), bottom.name())));
     }
     void revealImageScrubsBothWays() {
         auto run = makeSyntheticRun(30, 10);

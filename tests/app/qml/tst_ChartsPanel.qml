@@ -21,6 +21,26 @@ TestCase {
         verify(flops.yMax > 0)
         waitForRendering(panel)
     }
+    function test_axesCoverTheDataWithDistinctLabels() {
+        const panel = createTemporaryObject(comp, this)
+        const ratio = findChild(panel, "ratioChart")
+        // A ratio above 1 (WINO computes N + B rows) stays on the chart.
+        compare(ratio.niceAxis(1.35, 4).max, 1.5)
+        compare(ratio.niceAxis(1.35, 4).format, "%.1f")
+        verify(ratio.yAxis.max >= Math.max(1, App.run.stats.maxCumRatio))
+        // Small ranges get the decimals they need: four ticks never read "1, 0, 0, 0".
+        const a = ratio.niceAxis(0.0004, 4)
+        compare(a.format, "%.4f")
+        fuzzyCompare(a.max, 0.0006, 1e-12)
+        const labels = [0, 1, 2, 3].map(i => Number((a.max * i / 3).toFixed(4)))
+        compare(new Set(labels).size, 4)
+        // Counting charts tick on whole numbers.
+        const events = findChild(panel, "eventsChart")
+        verify(events.integerAxis)
+        compare(events.niceAxis(2, 4).max, 3)
+        compare(events.niceAxis(2, 4).format, "%.0f")
+        compare(events.niceAxis(1000, 4).max, 1500)
+    }
     function test_overlaysRunB() {
         const panel = createTemporaryObject(comp, this, {runB: App.compareRun})
         const chart = findChild(panel, "tpsChart")

@@ -19,6 +19,19 @@ TestCase {
         verify(insp.info.current.candidates.length >= 1)
         waitForRendering(insp)
     }
+    function test_klChartIsOnALabelledLogScale() {
+        const insp = createTemporaryObject(comp, this, {position: 7})
+        const axis = insp.klAxis
+        verify(axis)
+        compare(axis.labelFormat, "1e%.0f")   // labels 1e-9 ... 1e1
+        const series = insp.klSeries
+        const finite = insp.info.kl.filter(p => p.value !== undefined && p.value !== null && !isNaN(p.value))
+        compare(series.count, finite.length)
+        for (let i = 0; i < series.count; ++i) {
+            const y = series.at(i).y
+            verify(y >= axis.min && y <= axis.max, "log10 KL " + y + " is on the axis")
+        }
+    }
     function test_followsScrubbing() {
         const insp = createTemporaryObject(comp, this, {position: 7})
         App.setViewStep(2)
