@@ -165,16 +165,21 @@ SUB_TPL = [
 ]
 
 
+# The column-by-column style (with carries) is four times longer than "a + b = c"; off by default
+# because on a CPU budget the short form reaches exact sums in fewer examples.
+COLUMN_STYLE = False
+
+
 def add_render(p, rng, op="+"):
     a, b = p["a"], p["b"]
     c = a + b if op == "+" else a - b
-    if p["style"] == 0:
-        resp = f"{a} {op} {b} = {c}"
-    elif p["style"] == 1:
+    if p["style"] == 1 and COLUMN_STYLE:
         col = column_add(a, b) if op == "+" else column_sub(a, b)
         resp = f"Work column by column. {col}\nSo {a} {op} {b} = {c}."
     else:
-        resp = f"The answer is {a} {op} {b} = {c}."
+        # One short form: a model that must first choose among wordings learns the sum later,
+        # and the copied operands sit right before the digits they produce.
+        resp = f"{a} {op} {b} = {c}"
     return resp + f"\n#### {c}", str(c)
 
 
@@ -255,7 +260,13 @@ def wp_render(p, rng):
     if len(totals) == 1:
         lines.append(f"The total cost is ${tot}.")
     else:
-        lines.append("The total cost is " + " + ".join(f"${t}" for t in totals) + f" = ${tot}.")
+        # A running total, one two-term sum at a time: the same skill as the addition family,
+        # where a sum of four terms at once would be a skill of its own.
+        run, sums = totals[0], []
+        for t in totals[1:]:
+            sums.append(f"${run} + ${t} = ${run + t}")
+            run += t
+        lines.append("The total cost is " + ", ".join(sums) + ".")
     return "\n".join(lines) + f"\n#### {tot}", str(tot)
 
 

@@ -5,7 +5,7 @@
 #
 #   bash tools/train/gpu_train.sh OUT_DIR [--mdlm-minutes 5.5] [--ar-minutes 4.5] [--fresh]
 #                                         [--device cuda] [--batch 256] [--eval-per-family 50]
-#                                         [--mdlm-size base|medium] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
+#                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
@@ -31,7 +31,7 @@ FRESH=0
 DEVICE=cuda
 EVAL_N=50
 BATCH=256
-MDLM_SIZE=base
+MDLM_SIZE=""   # default: the shipped model's size (continued); another size starts from random weights
 MDLM_LR=1e-3
 # Mask rate t = u^0.5: more nearly fully masked responses, where the answer must come from the
 # prompt. A CPU pilot (docs/models.md) grew the model's use of the prompt faster than uniform t.
@@ -66,7 +66,9 @@ mkdir -p "$MODELS" "$PLOTS"
 cp -r "$ROOT/resources/models/tiny-mdlm" "$ROOT/resources/models/tiny-ar" "$MODELS/"
 CORES=$(nproc)
 init() { [ "$FRESH" = 1 ] || echo "--init-from-shipped $MODELS/$1"; }
-init_mdlm() { [ "$MDLM_SIZE" = base ] && init tiny-mdlm; }
+SHIPPED_MDLM_SIZE=$("$PY" -c "import json, sys; sys.path.insert(0, '$ROOT/tools/train'); import common as C; print(C.mdlm_size_of(json.load(open('$ROOT/resources/models/tiny-mdlm/config.json'))))")
+[ -n "$MDLM_SIZE" ] || MDLM_SIZE="$SHIPPED_MDLM_SIZE"
+init_mdlm() { [ "$MDLM_SIZE" = "$SHIPPED_MDLM_SIZE" ] && init tiny-mdlm; }
 
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
 "$PY" "$ROOT/tools/train/train.py" --model mdlm --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
