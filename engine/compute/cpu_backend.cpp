@@ -30,10 +30,8 @@ namespace {
 using cpu::CpuKvCache;
 using cpu::CpuPosteriorStore;
 
-int resolve_threads(int requested) {
-    if (requested > 0) return requested;
-    const unsigned hw = std::thread::hardware_concurrency();
-    return hw > 0 ? static_cast<int>(hw) : 1;
+int resolve_threads(int requested, const ModelConfig& config) {
+    return requested > 0 ? requested : cpu_default_threads(config);
 }
 
 // A validated batch item with its caches as the CPU backend's own type.
@@ -56,7 +54,7 @@ class CpuBackend final : public Backend {
 public:
     CpuBackend(const ModelWeights& weights, CpuBackendOptions options)
         : weights_(weights),
-          threads_(resolve_threads(options.threads)),
+          threads_(resolve_threads(options.threads, weights.config)),
           pool_(threads_),
           cpu_weights_(weights_, options.weight_cache_bytes, pool_),
           rope_(weights_.config.head_dim, weights_.config.rope_theta) {
@@ -68,7 +66,8 @@ public:
             throw Error("CPU backend: " + std::to_string(c.n_heads) + " query heads cannot share " +
                         std::to_string(c.n_kv_heads) + " K/V heads evenly");
         if (c.head_dim % 2 != 0) throw Error("CPU backend: RoPE needs an even head dimension, got " + std::to_string(c.head_dim));
-        if (options.threads > 0) openblas_set_num_threads(options.threads);
+        // OpenBLAS would otherwise start one spinning thread per core of its own.
+        openblas_set_num_threads(threads_);
         scores_.resize(static_cast<std::size_t>(pool_.size()));
     }
 
@@ -461,6 +460,13 @@ std::vector<RowStats> CpuBackend::row_stats(const RowStatsRequest& req) {
 }
 
 }  // namespace
+
+int cpu_default_threads(const ModelConfig& config) {
+    constexpr long long kSmallModelParams = 20'000'000;
+    if (parameter_count(config) < kSmallModelParams) return 1;
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw > 0 ? static_cast<int>(hw) : 1;
+}
 
 std::unique_ptr<Backend> make_cpu_backend(const ModelWeights& weights, CpuBackendOptions options) {
     return std::make_unique<CpuBackend>(weights, options);

@@ -594,5 +594,14 @@ TEST(ComputeCpuBackend, ThreadCountDoesNotChangeResults) {
     make_cpu_backend(f->weights, restore);  // OpenBLAS's thread count is process-wide
 }
 
+// Automatic threads: one for a small model (its GEMMs are too small to share, and spare threads
+// spin against whatever else runs), all cores for a large one.
+TEST(ComputeCpuBackend, DefaultThreadsFollowTheModelSize) {
+    ModelConfig small = make_fixture(Family::Llada)->ck.config;
+    EXPECT_EQ(cpu_default_threads(small), 1);
+    const ModelConfig big = load_model_config(std::string(DLM_TEST_DATA_DIR) + "/llada-8b-config.json");
+    EXPECT_EQ(cpu_default_threads(big), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+}
+
 }  // namespace
 }  // namespace dlm

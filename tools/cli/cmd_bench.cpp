@@ -50,7 +50,7 @@ const CommandSpec& bench_spec() {
         {
             {"out", "FILE", "markdown report to update (default docs/benchmarks.md; '-' prints it)"},
             {"reps", "N", "timed repetitions per measurement, median reported (default 5)"},
-            {"threads", "N", "CPU threads (default: all cores)"},
+            {"threads", "N", "CPU threads (default: 1 for a model under 20 M parameters, else all cores)"},
             {"section", "ID", "run only this section", true},
             {"model", "DIR", "strategies: checkpoint (default resources/models/tiny-mdlm)"},
             {"limit", "N", "strategies: examples per family of the test split (default 3)"},

@@ -37,7 +37,7 @@ std::vector<OptionSpec> decode_option_specs() {
         {"block-len", "N", "semi-autoregressive block length (default = gen-len: one block)"},
         {"temperature", "T", "sampling temperature, 0 = greedy (default 0)"},
         {"seed", "S", "random seed (default 0)"},
-        {"threads", "N", "CPU threads (default: all cores)"},
+        {"threads", "N", "CPU threads (default: 1 for a model under 20 M parameters, else all cores)"},
         backend_option_spec(),
     };
 }
