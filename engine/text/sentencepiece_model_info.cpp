@@ -1,5 +1,6 @@
 #include "text/sentencepiece_model_info.h"
 
+#include "text/sentencepiece_charsmap.h"
 #include "util/error.h"
 
 namespace dlm {
@@ -78,9 +79,22 @@ void read_normalizer(std::string_view msg, const std::string& source, SentencePi
         if (wire == 0 && (field == 3 || field == 4 || field == 5)) {
             const bool v = r.varint() != 0;
             (field == 3 ? info.add_dummy_prefix : field == 4 ? info.remove_extra_whitespaces : info.escape_whitespaces) = v;
+        } else if (field == 2 && wire == 2) {
+            check_precompiled_charsmap(r.bytes(r.varint()), source, "normalizer");
         } else {
             r.skip(wire);
         }
+    }
+}
+
+// The denormalizer (used when decoding) carries a charsmap of its own; its flags are not ours.
+void check_denormalizer(std::string_view msg, const std::string& source) {
+    WireReader r(msg, source);
+    while (!r.done()) {
+        const uint64_t key = r.varint();
+        const uint32_t field = static_cast<uint32_t>(key >> 3), wire = static_cast<uint32_t>(key & 7);
+        if (field == 2 && wire == 2) check_precompiled_charsmap(r.bytes(r.varint()), source, "denormalizer");
+        else r.skip(wire);
     }
 }
 
@@ -94,6 +108,7 @@ SentencePieceModelInfo read_sentencepiece_model_info(std::string_view serialized
         const uint32_t field = static_cast<uint32_t>(key >> 3), wire = static_cast<uint32_t>(key & 7);
         if (field == 1 && wire == 2) read_piece(r.bytes(r.varint()), source, info);
         else if (field == 3 && wire == 2) read_normalizer(r.bytes(r.varint()), source, info);
+        else if (field == 5 && wire == 2) check_denormalizer(r.bytes(r.varint()), source);
         else r.skip(wire);
     }
     return info;
