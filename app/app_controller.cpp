@@ -744,6 +744,7 @@ bool AppController::openTrace(const QString& pathOrUrl) {
         stopReplay();
         setCompareMode(false);
         compare_.clear();
+        adoptTraceSettings(file.header);
         run_.begin(std::make_shared<const dlm::TraceHeader>(std::move(file.header)));
         for (auto& s : file.steps) run_.record(std::make_shared<const dlm::StepTrace>(std::move(s)));
         run_.flush();
@@ -757,6 +758,23 @@ bool AppController::openTrace(const QString& pathOrUrl) {
         setError(tr("Could not open the trace: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
+}
+
+// The left panel shows what the trace was decoded with, so that Run (with a model loaded)
+// decodes the same prompt with the same settings instead of whatever was there before.
+void AppController::adoptTraceSettings(const dlm::TraceHeader& h) {
+    if (!h.settings.empty()) {
+        for (const auto& [k, v] : h.settings) settings_.insert(QString::fromStdString(k), QString::fromStdString(v));
+        preset_index_ = matchPreset(settings_);
+        Q_EMIT settingsChanged();
+    }
+    const QString prompt = QString::fromStdString(h.prompt);
+    if (!prompt.isEmpty() && prompt != prompt_) {
+        prompt_ = prompt;
+        Q_EMIT promptChanged();
+    }
+    validate_timer_.start();
+    saveSettings();
 }
 
 bool AppController::saveTrace(const QString& pathOrUrl) {

@@ -161,6 +161,7 @@ public:
     // The issues no parameter control shows: those naming no setting, or one without a control.
     Q_INVOKABLE QVariantList generalIssues() const;
     Q_INVOKABLE void reportError(const QString& message) { setError(message); }
+    Q_INVOKABLE void reportStatus(const QString& message) { setStatus(message); }
 
     void applyFrame();  // the frame tick (public for tests)
 
@@ -197,6 +198,7 @@ private:
     void replayTick();
     void setStatus(const QString& s);
     void setError(const QString& e);
+    void adoptTraceSettings(const dlm::TraceHeader& h);
     void setRunning(bool running, bool paused);
     void saveSettings() const;
     void loadSettings();

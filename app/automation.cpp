@@ -29,8 +29,12 @@ void Automation::start(const QString& modelDir) {
     if (options_.compare || !options_.compareSettings.isEmpty()) controller_->applyComparePreset(controller_->comparePresetIndex());
     for (const auto& kv : options_.compareSettings) controller_->setCompareSetting(kv.section('=', 0, 0), kv.section('=', 1));
     if (!options_.tracePath.isEmpty()) {
-        // A trace replays without a model; runCompleted fires from openTrace.
-        QTimer::singleShot(0, this, [this] { controller_->openTrace(options_.tracePath); });
+        // A trace replays without a model; runCompleted fires from openTrace. A trace that cannot
+        // be read ends an automated launch like a model that cannot be opened.
+        QTimer::singleShot(0, this, [this] {
+            if (!controller_->openTrace(options_.tracePath) && (options_.autorun || options_.quitWhenDone))
+                finish(false);
+        });
         return;
     }
     controller_->loadModel(modelDir);

@@ -137,6 +137,7 @@ void HeatmapItem::paintTo(QPainter& g, const QSizeF&) {
     }
 }
 
+// Steps are named from 1, as on the timeline (step k: the canvas after k forwards).
 void HeatmapItem::hoverMoveEvent(QHoverEvent* e) {
     const QRectF plot = plotRect();
     if (!run_ || !plot.contains(e->position()) || run_->positions() == 0) return setHoverText({});
@@ -144,16 +145,16 @@ void HeatmapItem::hoverMoveEvent(QHoverEvent* e) {
     const int pos = std::clamp(int((e->position().x() - plot.left()) / plot.width() * n), 0, n - 1);
     if (mode_ == "reveal") {
         const int r = reveal_.revealStep(pos), l = reveal_.lockStep(pos);
-        QString t = tr("position %1: ").arg(pos) + (r >= 0 ? tr("unmasked at step %1").arg(r) : tr("still masked"));
-        if (l >= 0) t += tr(", locked at step %1").arg(l);
+        QString t = tr("position %1: ").arg(pos) + (r >= 0 ? tr("unmasked at step %1").arg(r + 1) : tr("still masked"));
+        if (l >= 0) t += tr(", locked at step %1").arg(l + 1);
         return setHoverText(t);
     }
     const int planned = std::max(run_->plannedSteps(), kl_.rows());
     const int step = int((e->position().y() - plot.top()) / plot.height() * planned);
     const double v = kl_.value(pos, step);
-    if (step >= kl_.rows()) return setHoverText(tr("position %1, step %2: not decoded yet").arg(pos).arg(step));
-    setHoverText(std::isnan(v) ? tr("position %1, step %2: no KL (row not computed)").arg(pos).arg(step)
-                               : tr("position %1, step %2: KL = %3").arg(pos).arg(step).arg(v, 0, 'g', 3));
+    if (step >= kl_.rows()) return setHoverText(tr("position %1, step %2: not decoded yet").arg(pos).arg(step + 1));
+    setHoverText(std::isnan(v) ? tr("position %1, step %2: no KL (row not computed)").arg(pos).arg(step + 1)
+                               : tr("position %1, step %2: KL = %3").arg(pos).arg(step + 1).arg(v, 0, 'g', 3));
 }
 
 void HeatmapItem::hoverLeaveEvent(QHoverEvent*) { setHoverText({}); }

@@ -59,7 +59,8 @@ void SeriesFeeder::append(int first, int last) {
     QList<QPointF> pts;
     pts.reserve(last - first + 1);
     for (int i = first; i <= last; ++i)
-        pts.append(QPointF(stats_->value(i, StepStatsModel::StepRole), stats_->value(i, role) * scale_));
+        // x counts steps from 1, as the timeline does: step k is the canvas after k forwards.
+        pts.append(QPointF(stats_->value(i, StepStatsModel::StepRole) + 1, stats_->value(i, role) * scale_));
     series_->append(pts);
     points_ += int(pts.size());
     Q_EMIT pointsChanged();

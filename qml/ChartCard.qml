@@ -43,8 +43,8 @@ ChartView {
 
     ValueAxis {
         id: axisX
-        min: 0
-        max: Math.max(1, chart.planned - 1)
+        min: 1   // steps counted from 1, as on the timeline
+        max: Math.max(2, chart.planned)
         labelFormat: "%d"
         labelsColor: Theme.dim
         labelsFont.pixelSize: 9

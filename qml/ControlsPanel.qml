@@ -98,16 +98,23 @@ Rectangle {
                 Layout.fillWidth: true
             }
             Label { text: qsTr("Prompt"); color: Theme.dim; font.pixelSize: Theme.small }
-            TextArea {
-                id: promptEdit
-                objectName: "promptEdit"
+            // Grows with the prompt up to twelve lines, then scrolls on its own (the wheel over it
+            // moves the prompt, not the panel).
+            ScrollView {
+                id: promptScroll
+                objectName: "promptScroll"
                 Layout.fillWidth: true
-                Layout.preferredHeight: 84
-                text: App.prompt
-                wrapMode: TextEdit.Wrap
-                font.pixelSize: Theme.body
-                onTextChanged: if (text !== App.prompt) App.prompt = text
-                background: Rectangle { color: "#14171c"; radius: 4; border.color: Theme.border }
+                contentWidth: availableWidth
+                Layout.preferredHeight: Math.min(Math.max(84, promptEdit.implicitHeight), 12 * promptEdit.font.pixelSize * 1.4 + 16)
+                TextArea {
+                    id: promptEdit
+                    objectName: "promptEdit"
+                    text: App.prompt
+                    wrapMode: TextEdit.Wrap
+                    font.pixelSize: Theme.body
+                    onTextChanged: if (text !== App.prompt) App.prompt = text
+                    background: Rectangle { color: "#14171c"; radius: 4; border.color: Theme.border }
+                }
             }
             CheckBox {
                 text: qsTr("Use the model's chat template")

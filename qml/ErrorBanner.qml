@@ -27,6 +27,6 @@ Rectangle {
             wrapMode: Text.Wrap
             Layout.fillWidth: true
         }
-        Button { text: qsTr("Dismiss"); onClicked: App.clearError(); implicitHeight: 26 }
+        Button { objectName: "dismissButton"; text: qsTr("Dismiss"); onClicked: App.clearError(); implicitHeight: 26 }
     }
 }

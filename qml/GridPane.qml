@@ -33,11 +33,22 @@ Rectangle {
                 color: Theme.dim; font.pixelSize: Theme.small
             }
         }
-        PromptStrip {
+        // At most three rows of pills; a longer prompt scrolls here, never over the grid.
+        ScrollView {
+            id: stripScroll
+            objectName: "promptStripScroll"
             Layout.fillWidth: true
-            Layout.maximumHeight: 60
+            Layout.preferredHeight: Math.min(strip.implicitHeight, 3 * 16 + 2 * strip.spacing)
+            visible: strip.pieces.length > 0
             clip: true
-            pieces: pane.run ? pane.run.promptPieces : []
+            contentWidth: availableWidth
+            contentHeight: strip.implicitHeight
+            PromptStrip {
+                id: strip
+                objectName: "promptStrip"
+                width: stripScroll.availableWidth
+                pieces: pane.run ? pane.run.promptPieces : []
+            }
         }
         ScrollView {
             id: scroll
@@ -126,6 +137,7 @@ Rectangle {
             spacing: 2
             Text {
                 text: qsTr("#%1 · %2 · “%3”").arg(card.pos).arg(card.info.state || "").arg(card.info.text || "")
+                textFormat: Text.PlainText
                 color: Theme.text; font.pixelSize: Theme.small; font.bold: true
             }
             Repeater {
@@ -136,6 +148,7 @@ Rectangle {
                     Rectangle { width: 80 * modelData.p; height: 10; color: Theme.accent; anchors.verticalCenter: parent.verticalCenter }
                     Text {
                         text: modelData.text + "  " + (modelData.p * 100).toFixed(1) + "%"
+                        textFormat: Text.PlainText
                         color: Theme.text; font.family: Theme.mono; font.pixelSize: Theme.small
                     }
                 }

@@ -27,6 +27,7 @@ Rectangle {
                 Layout.fillWidth: true
                 horizontalAlignment: Text.AlignRight
                 text: map.hoverText
+                textFormat: Text.PlainText
                 color: Theme.text; font.pixelSize: Theme.small
                 elide: Text.ElideLeft
             }

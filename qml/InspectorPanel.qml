@@ -5,7 +5,8 @@ import QtCharts
 import Dlmscope
 
 // Everything about one position up to the shown step: its top-k candidates over the steps,
-// confidence, entropy, KL against ε, when it was unmasked / locked, and its events.
+// confidence, entropy, KL against ε, when it was unmasked / locked, and its events. Steps are
+// counted from 1 as on the timeline (step k: the canvas after k forwards).
 Rectangle {
     id: inspector
     objectName: "inspector"
@@ -15,6 +16,14 @@ Rectangle {
     signal closeRequested()
     property alias klAxis: ky
     property alias klSeries: klSeries
+    // One column for the candidates: as wide as the widest (so "<|endoftext|>" reads whole), at most 170 px.
+    readonly property real candidateWidth: {
+        const c = info.current ? info.current.candidates : []
+        let w = 40
+        for (let i = 0; i < c.length; ++i) { candidateMetrics.text = c[i].text; w = Math.max(w, candidateMetrics.advanceWidth + 4) }
+        return Math.min(w, 170)
+    }
+    TextMetrics { id: candidateMetrics; font.family: Theme.mono; font.pixelSize: Theme.small }
     color: Theme.panelRaised
     border.color: Theme.border
     radius: Theme.radius
@@ -24,7 +33,7 @@ Rectangle {
         if (!points) return
         for (let i = 0; i < points.length; ++i) {
             const v = points[i].value
-            if (v !== undefined && v !== null && !isNaN(v)) series.append(points[i].step, transform ? transform(v) : v)
+            if (v !== undefined && v !== null && !isNaN(v)) series.append(points[i].step + 1, transform ? transform(v) : v)
         }
     }
     onInfoChanged: {
@@ -35,8 +44,8 @@ Rectangle {
         epsSeries.clear()
         if (App.epsilon > 0) {
             const e = Math.log10(App.epsilon)
-            epsSeries.append(0, e)
-            epsSeries.append(Math.max(1, run.plannedSteps - 1), e)
+            epsSeries.append(1, e)
+            epsSeries.append(Math.max(2, run.plannedSteps), e)
         }
     }
 
@@ -58,24 +67,29 @@ Rectangle {
             columnSpacing: 12
             rowSpacing: 2
             Label { text: qsTr("token"); color: Theme.dim; font.pixelSize: Theme.small }
-            Label { text: inspector.info.text !== undefined ? "“" + inspector.info.text + "” (" + inspector.info.token + ")" : "—"; color: Theme.text; font.family: Theme.mono; font.pixelSize: Theme.small }
+            Label { objectName: "tokenText"; textFormat: Text.PlainText; text: inspector.info.text !== undefined ? "“" + inspector.info.text + "” (" + inspector.info.token + ")" : "—"; color: Theme.text; font.family: Theme.mono; font.pixelSize: Theme.small }
             Label { text: qsTr("state"); color: Theme.dim; font.pixelSize: Theme.small }
             Label { text: inspector.info.state || "—"; color: Theme.text; font.pixelSize: Theme.small }
             Label { text: qsTr("unmasked at"); color: Theme.dim; font.pixelSize: Theme.small }
-            Label { text: inspector.info.revealStep >= 0 ? qsTr("step %1").arg(inspector.info.revealStep) : "—"; color: Theme.text; font.pixelSize: Theme.small }
+            Label { text: inspector.info.revealStep >= 0 ? qsTr("step %1").arg(inspector.info.revealStep + 1) : "—"; color: Theme.text; font.pixelSize: Theme.small }
             Label { text: qsTr("locked at"); color: Theme.dim; font.pixelSize: Theme.small }
-            Label { text: inspector.info.lockStep >= 0 ? qsTr("step %1").arg(inspector.info.lockStep) : "—"; color: Theme.text; font.pixelSize: Theme.small }
+            Label { text: inspector.info.lockStep >= 0 ? qsTr("step %1").arg(inspector.info.lockStep + 1) : "—"; color: Theme.text; font.pixelSize: Theme.small }
             Label { text: qsTr("block"); color: Theme.dim; font.pixelSize: Theme.small }
             Label { text: inspector.info.block !== undefined ? inspector.info.block : "—"; color: Theme.text; font.pixelSize: Theme.small }
         }
 
-        Label { text: qsTr("Top-k at step %1").arg(inspector.run ? inspector.run.viewStep : 0); color: Theme.dim; font.pixelSize: Theme.small }
+        Label { objectName: "topkHeading"; text: qsTr("Top-k at step %1").arg(inspector.run ? inspector.run.viewStep + 1 : 0); color: Theme.dim; font.pixelSize: Theme.small }
         Repeater {
             model: inspector.info.current ? inspector.info.current.candidates : []
             delegate: RowLayout {
                 required property var modelData
                 Layout.fillWidth: true
-                Label { text: modelData.text; color: Theme.text; font.family: Theme.mono; font.pixelSize: Theme.small; Layout.preferredWidth: 90; elide: Text.ElideRight }
+                Label {
+                    objectName: "candidateText"
+                    text: modelData.text; textFormat: Text.PlainText
+                    color: Theme.text; font.family: Theme.mono; font.pixelSize: Theme.small
+                    Layout.preferredWidth: inspector.candidateWidth; elide: Text.ElideMiddle
+                }
                 Rectangle { Layout.preferredWidth: 160 * modelData.p; height: 10; color: Theme.accent }
                 Label { text: (modelData.p * 100).toFixed(1) + "%"; color: Theme.dim; font.pixelSize: Theme.small }
             }
@@ -90,7 +104,7 @@ Rectangle {
             legend.labelColor: Theme.dim; legend.font.pixelSize: 9
             antialiasing: true
             margins { top: 0; bottom: 0; left: 0; right: 0 }
-            ValueAxis { id: ix; min: 0; max: Math.max(1, inspector.run ? inspector.run.plannedSteps - 1 : 1); labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%d"; gridLineColor: "#262a33" }
+            ValueAxis { id: ix; min: 1; max: Math.max(2, inspector.run ? inspector.run.plannedSteps : 2); labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%d"; gridLineColor: "#262a33" }
             ValueAxis { id: iy; min: 0; max: 1; labelsColor: Theme.dim; labelsFont.pixelSize: 9; gridLineColor: "#262a33" }
             ValueAxis { id: iye; min: 0; max: 8; labelsColor: Theme.dim; labelsFont.pixelSize: 9; gridVisible: false }
             LineSeries { id: confSeries; name: qsTr("confidence"); axisX: ix; axisY: iy; color: Theme.good; width: 2 }
@@ -105,7 +119,7 @@ Rectangle {
             legend.labelColor: Theme.dim; legend.font.pixelSize: 9
             antialiasing: true
             margins { top: 0; bottom: 0; left: 0; right: 0 }
-            ValueAxis { id: kx; min: 0; max: Math.max(1, inspector.run ? inspector.run.plannedSteps - 1 : 1); labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%d"; gridLineColor: "#262a33" }
+            ValueAxis { id: kx; min: 1; max: Math.max(2, inspector.run ? inspector.run.plannedSteps : 2); labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%d"; gridLineColor: "#262a33" }
             ValueAxis { id: ky; objectName: "klAxis"; min: -9; max: 1; tickCount: 6; labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "1e%.0f"; gridLineColor: "#262a33" }
             LineSeries { id: klSeries; objectName: "klSeries"; name: qsTr("KL"); axisX: kx; axisY: ky; color: Theme.accent; width: 2 }
             LineSeries { id: epsSeries; name: qsTr("ε"); axisX: kx; axisY: ky; color: "white"; width: 1; style: Qt.DashLine }
@@ -120,7 +134,8 @@ Rectangle {
             model: inspector.info.events || []
             delegate: Label {
                 required property var modelData
-                text: qsTr("step %1: %2 “%3”").arg(modelData.step).arg(modelData.event).arg(modelData.text)
+                text: qsTr("step %1: %2 “%3”").arg(modelData.step + 1).arg(modelData.event).arg(modelData.text)
+                textFormat: Text.PlainText
                 color: Theme.text; font.pixelSize: Theme.small; font.family: Theme.mono
             }
         }
@@ -132,7 +147,8 @@ Rectangle {
             model: inspector.info.topk || []
             delegate: Label {
                 required property var modelData
-                text: "t=" + modelData.step + "  " + modelData.candidates.slice(0, 3).map(c => c.text + " " + (c.p * 100).toFixed(0) + "%").join("   ")
+                textFormat: Text.PlainText
+                text: qsTr("step %1").arg(modelData.step + 1) + "  " + modelData.candidates.slice(0, 3).map(c => c.text + " " + (c.p * 100).toFixed(0) + "%").join("   ")
                 color: Theme.dim; font.pixelSize: 10; font.family: Theme.mono
             }
         }

@@ -10,8 +10,8 @@ ApplicationWindow {
     objectName: "mainWindow"
     width: 1600
     height: 1000
-    minimumWidth: 1100
-    minimumHeight: 700
+    minimumWidth: 960
+    minimumHeight: 640
     visible: true
     title: qsTr("dlmscope") + (App.modelLoaded ? " — " + App.modelName : "")
     color: Theme.window
@@ -34,6 +34,28 @@ ApplicationWindow {
 
     property int inspectedPosition: -1
     function openInspector(pos) { inspectedPosition = pos }
+
+    // A geometry saved on a larger screen (or a monitor since unplugged) is pulled back onto
+    // this one, so the window never opens out of reach.
+    function fitToScreen() {
+        const sw = Screen.desktopAvailableWidth, sh = Screen.desktopAvailableHeight
+        if (sw <= 0 || sh <= 0) return
+        width = Math.max(minimumWidth, Math.min(width, sw))
+        height = Math.max(minimumHeight, Math.min(height, sh))
+        x = Math.max(0, Math.min(x, sw - width))
+        y = Math.max(0, Math.min(y, sh - height))
+    }
+    Component.onCompleted: {
+        // The colours above apply to every state; a disabled control must look it. Set after
+        // them, since setting a colour for all states overwrites the disabled one.
+        palette.disabled.buttonText = Theme.disabledText
+        palette.disabled.brightText = Theme.disabledText
+        palette.disabled.windowText = Theme.disabledText
+        palette.disabled.text = Theme.disabledText
+        palette.disabled.button = Theme.disabledFill
+        palette.disabled.dark = Theme.disabledFill
+        Qt.callLater(fitToScreen)  // after Settings has restored the geometry
+    }
 
     Settings {
         category: "window"
@@ -78,8 +100,8 @@ ApplicationWindow {
         onAccepted: {
             const path = App.toLocalPath(selectedFile)
             if (what === "csv") App.exportCsv(path)
-            else if (what === "grid") { if (!mainGrid.grid.saveImage(path)) App.reportError(qsTr("Could not write %1").arg(path)) }
-            else if (!heatmaps.heatmap.saveImage(path)) App.reportError(qsTr("Could not write %1").arg(path))
+            else if (!(what === "grid" ? mainGrid.grid : heatmaps.heatmap).saveImage(path)) App.reportError(qsTr("Could not write %1").arg(path))
+            else App.reportStatus(qsTr("Exported the %1 to %2").arg(what === "grid" ? qsTr("grid") : qsTr("heatmap")).arg(path))
         }
     }
 
@@ -96,8 +118,7 @@ ApplicationWindow {
             anchors.leftMargin: 10
             anchors.rightMargin: 10
             spacing: 6
-            Label { text: "dlmscope"; color: Theme.accent; font.pixelSize: 17; font.bold: true; Layout.rightMargin: 10 }
-            Button { text: qsTr("Model…"); onClicked: modelDialog.open() }
+            Button { objectName: "modelButton"; text: qsTr("Model…"); onClicked: modelDialog.open() }
             ToolSeparator {}
             Button {
                 objectName: "runButton"
@@ -134,6 +155,7 @@ ApplicationWindow {
             Button { text: qsTr("Open trace…"); onClicked: openTraceDialog.open() }
             Button { text: qsTr("Save trace…"); enabled: App.run.hasRun && !App.running; onClicked: saveTraceDialog.open() }
             Button {
+                objectName: "exportButton"
                 text: qsTr("Export ▾")
                 enabled: App.run.stepCount > 0
                 onClicked: exportMenu.popup()
@@ -146,6 +168,21 @@ ApplicationWindow {
             }
             Item { Layout.fillWidth: true }
             BusyIndicator { running: App.loading || App.running; visible: running; implicitWidth: 26; implicitHeight: 26 }
+        }
+    }
+
+    // The status line: what the app did last (loaded, saved, exported) and where the model runs.
+    footer: Rectangle {
+        implicitHeight: 26
+        color: Theme.panel
+        border.color: Theme.border
+        RowLayout {
+            anchors.fill: parent
+            anchors.leftMargin: 10
+            anchors.rightMargin: 10
+            spacing: 8
+            // The name lives here and in the title bar, leaving the toolbar's width to its buttons.
+            Label { text: "dlmscope"; color: Theme.accent; font.pixelSize: Theme.small; font.bold: true }
             // Where the model runs; the tooltip says why when it is not where it was asked to.
             Label {
                 objectName: "backendBadge"
@@ -166,7 +203,7 @@ ApplicationWindow {
                 color: Theme.dim
                 font.pixelSize: Theme.small
                 elide: Text.ElideRight
-                Layout.maximumWidth: 420
+                Layout.fillWidth: true
             }
         }
     }
@@ -176,7 +213,7 @@ ApplicationWindow {
         anchors.margins: Theme.spacing
         spacing: Theme.spacing
 
-        ErrorBanner { Layout.fillWidth: true }
+        ErrorBanner { id: banner; Layout.fillWidth: true }
 
         SplitView {
             Layout.fillWidth: true
@@ -185,14 +222,15 @@ ApplicationWindow {
 
             ControlsPanel {
                 id: controls
-                SplitView.preferredWidth: 320
+                // Shares that follow the window, so a small screen keeps every column inside it.
+                SplitView.preferredWidth: Math.max(240, Math.min(320, window.width * 0.24))
                 SplitView.minimumWidth: 240
                 onOpenModel: modelDialog.open()
             }
 
             ColumnLayout {
                 SplitView.fillWidth: true
-                SplitView.minimumWidth: 420
+                SplitView.minimumWidth: 360
                 spacing: Theme.spacing
                 GridPane {
                     id: mainGrid
@@ -220,7 +258,8 @@ ApplicationWindow {
 
             ChartsPanel {
                 id: charts
-                SplitView.preferredWidth: 560
+                objectName: "chartsPanel"
+                SplitView.preferredWidth: Math.max(320, Math.min(560, window.width * 0.33))
                 SplitView.minimumWidth: 320
                 run: App.run
                 runB: App.compareMode ? App.compareRun : null
@@ -237,6 +276,8 @@ ApplicationWindow {
         anchors.top: parent.top
         anchors.bottom: parent.bottom
         anchors.margins: Theme.spacing
+        // Below the error banner, so its Dismiss stays in reach.
+        anchors.topMargin: banner.visible ? banner.height + 2 * Theme.spacing : Theme.spacing
         z: 20
         onCloseRequested: window.inspectedPosition = -1
     }

@@ -1,14 +1,22 @@
 import QtQuick
 import Dlmscope
 
-// The prompt as the model sees it (template included), compactly above the grid.
+// The prompt as the model sees it (template included), compactly above the grid. A very long
+// prompt shows its last maxPieces pieces after a pill that counts the ones left out.
 Flow {
     id: strip
     property var pieces: []
-    property int maxPieces: 160
+    property int maxPieces: 600
+    readonly property int hidden: Math.max(0, pieces.length - maxPieces)
     spacing: 2
+    Text {
+        visible: strip.hidden > 0
+        text: qsTr("… %1 earlier tokens").arg(strip.hidden)
+        color: Theme.dim; font.pixelSize: 10; font.italic: true
+        height: 16; verticalAlignment: Text.AlignVCenter
+    }
     Repeater {
-        model: strip.pieces.length > strip.maxPieces ? strip.pieces.slice(strip.pieces.length - strip.maxPieces) : strip.pieces
+        model: strip.hidden > 0 ? strip.pieces.slice(strip.hidden) : strip.pieces
         delegate: Rectangle {
             required property var modelData
             height: 16
@@ -19,8 +27,10 @@ Flow {
             border.color: Theme.dim
             Text {
                 id: label
+                objectName: "pieceText"
                 anchors.centerIn: parent
                 text: modelData.text
+                textFormat: Text.PlainText   // "<s>" is a token, not strike-through markup
                 color: modelData.special ? Theme.dim : "#b8c0cc"
                 font.family: Theme.mono
                 font.pixelSize: 10

@@ -10,6 +10,8 @@ QtObject {
     readonly property color border: "#2b303a"
     readonly property color text: "#e8eaee"
     readonly property color dim: "#8a909c"
+    readonly property color disabledText: "#4e5461"   // a control that cannot be used now
+    readonly property color disabledFill: "#191c22"
     readonly property color accent: "#4f9dff"
     readonly property color good: "#3fbf7f"
     readonly property color warn: "#e0a840"

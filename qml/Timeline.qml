@@ -17,11 +17,38 @@ Rectangle {
         anchors.margins: 6
         spacing: 8
         Button {
-            text: App.replaying ? "⏸" : "▶"
+            id: playButton
+            objectName: "replayButton"
             enabled: !App.running && bar.run.stepCount > 0
             onClicked: App.replaying ? App.stopReplay() : App.startReplay()
             implicitWidth: 36; implicitHeight: 28
             ToolTip.text: qsTr("Play / pause the replay"); ToolTip.visible: hovered
+            // Drawn, not a font glyph: the pause sign (U+23F8) is missing from common fonts.
+            contentItem: Item {
+                readonly property color ink: playButton.enabled ? Theme.text : Theme.disabledText
+                Row {
+                    objectName: "pauseIcon"
+                    visible: App.replaying
+                    anchors.centerIn: parent
+                    spacing: 4
+                    Rectangle { width: 4; height: 12; color: parent.parent.ink }
+                    Rectangle { width: 4; height: 12; color: parent.parent.ink }
+                }
+                Canvas {
+                    objectName: "playIcon"
+                    visible: !App.replaying
+                    anchors.centerIn: parent
+                    width: 12; height: 12
+                    property color ink: parent.ink
+                    onInkChanged: requestPaint()
+                    onPaint: {
+                        const g = getContext("2d")
+                        g.reset()
+                        g.fillStyle = ink
+                        g.beginPath(); g.moveTo(1, 0); g.lineTo(12, 6); g.lineTo(1, 12); g.closePath(); g.fill()
+                    }
+                }
+            }
         }
         Button {
             text: "«"

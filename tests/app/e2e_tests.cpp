@@ -215,6 +215,87 @@ private Q_SLOTS:
         AppController::setInstance(nullptr);
     }
 
+    // At 1024 x 700 (a small laptop screen) every control and chart is within the window: the
+    // toolbar's last button, the status line, the grid, and each of the six charts (the panel
+    // scrolls rather than squeezing them). A geometry saved on a larger screen is pulled back
+    // onto this one.
+    void layoutFitsASmallScreen() {
+        AppUnderTest app;
+        AppController& c = app.c;
+        QQuickWindow* win = app.w.window;
+        QVERIFY(win);
+        QVERIFY2(loadModel(c), qPrintable(c.errorString()));
+        c.reportError(QStringLiteral("a long error message that fills the banner"));
+        win->resize(1024, 700);
+        QTRY_COMPARE(win->width(), 1024);
+        QTest::qWait(300);
+        const QRectF window(0, 0, win->width(), win->height());
+        auto rectOf = [&](QQuickItem* item) { return item->mapRectToScene(QRectF(0, 0, item->width(), item->height())); };
+        for (const char* name : {"exportButton", "statusLabel", "runButton", "denoiseGrid", "promptEdit", "dismissButton"}) {
+            auto* item = app.w.find<QQuickItem>(name);
+            QVERIFY2(item, name);
+            const QRectF r = rectOf(item);
+            QVERIFY2(window.contains(r), qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 is outside the window")
+                                                    .arg(name).arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height())));
+        }
+        QVERIFY(app.w.find<QQuickItem>("denoiseGrid")->width() >= 300);
+        auto* chartsScroll = app.w.find<QQuickItem>("chartsPanel");
+        QVERIFY(chartsScroll);
+        const QRectF panel = rectOf(chartsScroll);
+        QVERIFY2(window.contains(panel), qPrintable(QStringLiteral("the charts panel at %1,%2 %3x%4 is outside the window")
+                                                    .arg(panel.x()).arg(panel.y()).arg(panel.width()).arg(panel.height())));
+        for (const char* name : {"flopsChart", "ratioChart", "rowsChart", "tpsChart", "wallChart", "eventsChart"}) {
+            auto* chart = app.w.find<QQuickItem>(name);
+            QVERIFY2(chart, name);
+            QVERIFY2(chart->height() >= 150 && chart->width() >= 150,
+                     qPrintable(QStringLiteral("%1 is %2x%3").arg(name).arg(chart->width()).arg(chart->height())));
+            // Within the panel's width, and within its scrollable content height.
+            const QRectF r = rectOf(chart);
+            QVERIFY2(r.left() >= panel.left() - 1 && r.right() <= panel.right() + 1, name);
+        }
+        // The inspector opens below the banner: its Dismiss stays clickable.
+        QMetaObject::invokeMethod(win, "openInspector", Q_ARG(QVariant, 3));
+        auto* inspector = app.w.find<QQuickItem>("inspector");
+        QTRY_VERIFY(inspector && inspector->isVisible());
+        QVERIFY(!rectOf(inspector).intersects(rectOf(app.w.find<QQuickItem>("dismissButton"))));
+        c.clearError();
+
+        // A geometry from a larger screen is brought back onto this one.
+        QVERIFY(QMetaObject::invokeMethod(win, "openInspector", Q_ARG(QVariant, -1)));
+        win->setGeometry(5000, 4000, 3000, 2500);
+        QVERIFY(QMetaObject::invokeMethod(win, "fitToScreen"));
+        const QRect screen = win->screen()->availableGeometry();
+        // On the screen: its top-left corner in reach, and no larger than the screen unless the
+        // window's minimum size is (then it starts at the screen's corner).
+        // (a few pixels of slack: a platform may offset the frame)
+        const bool xs = win->x() >= 0 && (win->x() + win->width() <= screen.width() + 8 || win->x() <= 8);
+        const bool ys = win->y() >= 0 && (win->y() + win->height() <= screen.height() + 8 || win->y() <= 8);
+        QVERIFY2(xs && ys && win->width() <= std::max(screen.width(), win->minimumWidth()),
+                 qPrintable(QStringLiteral("%1,%2 %3x%4 on a %5x%6 screen").arg(win->x()).arg(win->y())
+                            .arg(win->width()).arg(win->height()).arg(screen.width()).arg(screen.height())));
+        AppController::setInstance(nullptr);
+    }
+
+    // A control that cannot be used looks it: the app's palette no longer gives disabled buttons
+    // the enabled text colour. The replay button draws its icons (no font glyph to go missing).
+    void disabledControlsLookDisabled() {
+        AppUnderTest app;
+        QVERIFY(app.w.window);
+        auto inkOf = [&](const char* name) {
+            auto* button = app.w.find<QQuickItem>(name);
+            auto* content = button ? button->property("contentItem").value<QQuickItem*>() : nullptr;
+            return content ? content->property("color").value<QColor>() : QColor();
+        };
+        QVERIFY(!app.w.find<QQuickItem>("stopButton")->isEnabled());
+        QVERIFY(app.w.find<QQuickItem>("modelButton")->isEnabled());
+        QCOMPARE(inkOf("stopButton"), QColor("#4e5461"));
+        QCOMPARE(inkOf("modelButton"), QColor("#e8eaee"));
+        auto* play = app.w.find<QQuickItem>("playIcon");
+        QVERIFY(play && play->isVisible() && play->width() > 0);
+        QVERIFY(app.w.find<QQuickItem>("pauseIcon"));
+        AppController::setInstance(nullptr);
+    }
+
     // The toolbar's Compare switch runs the pair (B no longer waits forever), and Run in compare
     // mode decodes the pair again instead of leaving the mode.
     void toolbarCompareRunsBothSides() {
@@ -331,7 +412,13 @@ private Q_SLOTS:
         Window w;
         QVERIFY(w.window);
         QVERIFY(!c.modelLoaded());
+        c.setPrompt(QStringLiteral("a prompt that is not the trace's"));
+        c.setSetting("gen_length", "48");
         QVERIFY2(c.openTrace(trace_), qPrintable(c.errorString()));
+        // The left panel shows what the trace was decoded with.
+        QCOMPARE(c.prompt(), QString::fromStdString(c.run()->history().header()->prompt));
+        QCOMPARE(c.settings().value("gen_length").toString(), QStringLiteral("32"));
+        QCOMPARE(c.settings().value("steps").toString(), QStringLiteral("32"));
         const int steps = c.run()->stepCount();
         QVERIFY(steps > 1);
         QVERIFY(c.run()->complete());

@@ -47,4 +47,19 @@ TestCase {
         const b = chart.seriesB
         compare(b.count, App.compareRun.stepCount)
     }
+
+    // A narrow, short panel stacks the charts in one column at their minimum height and scrolls.
+    Component { id: narrow; ChartsPanel { width: 330; height: 480; run: App.run } }
+    function test_narrowPanelScrollsInsteadOfSqueezing() {
+        const panel = createTemporaryObject(narrow, this)
+        waitForRendering(panel)
+        compare(panel.columns, 1)
+        for (const name of ["flopsChart", "ratioChart", "rowsChart", "tpsChart", "wallChart", "eventsChart"]) {
+            const chart = findChild(panel, name)
+            verify(chart.height >= panel.minChartHeight - 0.5, name + " is " + chart.height + " px high")
+            verify(chart.width >= 300, name + " is " + chart.width + " px wide")
+        }
+        verify(panel.contentHeight >= 6 * panel.minChartHeight, "content " + panel.contentHeight)
+        verify(panel.contentHeight > panel.height)
+    }
 }

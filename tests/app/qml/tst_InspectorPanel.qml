@@ -32,6 +32,15 @@ TestCase {
             verify(y >= axis.min && y <= axis.max, "log10 KL " + y + " is on the axis")
         }
     }
+    // Steps are counted from 1, as on the timeline ("step 64 of 64", not "step 63").
+    function test_stepsAreCountedFromOne() {
+        const insp = createTemporaryObject(comp, this, {position: 7})
+        App.setViewStep(App.run.stepCount - 1)
+        compare(findChild(insp, "topkHeading").text, "Top-k at step " + App.run.stepCount)
+        const finite = insp.info.kl.filter(p => p.value !== undefined && p.value !== null && !isNaN(p.value))
+        verify(finite.length > 0)
+        compare(insp.klSeries.at(0).x, finite[0].step + 1)
+    }
     function test_followsScrubbing() {
         const insp = createTemporaryObject(comp, this, {position: 7})
         App.setViewStep(2)
