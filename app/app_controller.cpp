@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJSEngine>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QUrl>
 
@@ -14,12 +15,26 @@
 #include "compute/backend_factory.h"
 #include "csv_export.h"
 #include "decode/decode_settings.h"
+#include "decode/settings_schema.h"
 #include "decode/strategy.h"
 #include "eval/eval_example.h"
 #include "text_diff.h"
 #include "trace/trace_io.h"
 
 namespace {
+
+std::map<std::string, std::string> toStd(const QVariantMap& m) {
+    std::map<std::string, std::string> out;
+    for (auto it = m.cbegin(); it != m.cend(); ++it) out[it.key().toStdString()] = it.value().toString().toStdString();
+    return out;
+}
+
+QVariantMap fromStd(const std::map<std::string, std::string>& m) {
+    QVariantMap out;
+    for (const auto& [k, v] : m) out.insert(QString::fromStdString(k), QString::fromStdString(v));
+    return out;
+}
+
 
 AppController* g_instance = nullptr;
 
@@ -59,22 +74,54 @@ void fitBlockLength(QVariantMap& s) {
 
 // The app's starting point: the engine's defaults with a canvas that holds the whole answer of
 // the default example (the first worked example), in blocks of 32.
+// The schema's defaults, on the canvas of the first worked example when there is one.
 QVariantMap defaultSettings(const QVariantList& examples) {
-    dlm::DecodeSettings s;
-    const int gen = examples.isEmpty() ? 64 : examples.front().toMap().value("genLength").toInt();
-    s.gen_length = gen;
-    s.steps = gen;
-    s.block_length = 32;
-    QVariantMap m;
-    for (const auto& [k, v] : s.to_map()) m.insert(QString::fromStdString(k), QString::fromStdString(v));
-    return m;
+    auto m = dlm::default_settings();
+    if (!examples.isEmpty()) {
+        const std::string gen = std::to_string(examples.front().toMap().value("genLength").toInt());
+        m["gen_length"] = gen;
+        m["steps"] = gen;
+    }
+    return fromStd(m);
 }
 
-QVariantMap param(const QString& key, const QString& label, const QString& kind, double min, double max,
-                  const QString& help, const QStringList& options = {}) {
-    return QVariantMap{{"key", key}, {"label", label}, {"kind", kind}, {"min", min}, {"max", max},
-                       {"help", help}, {"options", options}, {"for", QString()}};
+// A control for one schema entry: its kind, range, choices and help, and (for a strategy
+// parameter) a pattern of the strategies that read it, so it shows only while one is chosen.
+QVariantMap controlFor(const dlm::SettingSpec& s) {
+    QString kind;
+    switch (s.type) {
+        case dlm::SettingType::Integer: kind = "int"; break;
+        case dlm::SettingType::Real: kind = s.log_scale ? "logreal" : "real"; break;
+        case dlm::SettingType::Choice:
+        case dlm::SettingType::Flag: kind = "enum"; break;
+        case dlm::SettingType::Text: kind = "text"; break;
+    }
+    double lo = s.min, hi = s.max;
+    if (s.log_scale) lo = s.typical_min, hi = s.typical_max;  // a slider's decades; typed values may go past
+    if (kind == "int") hi = std::min(hi, 2147483647.0);      // SpinBox holds an int
+    // A default computed from other settings: an empty field that says so, not a number.
+    if (s.default_value.empty() && (kind == "int" || kind == "real")) kind = "computed";
+    QStringList options;
+    for (const auto& c : s.choices) options << QString::fromStdString(c);
+    QString help = QString::fromStdString(s.help);
+    help += AppController::tr(" Default: %1; range %2.")
+                .arg(QString::fromStdString(s.default_value.empty() ? s.computed_default : s.default_value),
+                     QString::fromStdString(dlm::setting_range_text(s)));
+    QString readers;
+    for (const auto& r : s.strategies)
+        readers += (readers.isEmpty() ? "" : "|") + QRegularExpression::escape(QString::fromStdString(r));
+    return QVariantMap{{"key", QString::fromStdString(s.key)},
+                       {"label", QString::fromStdString(s.label)},
+                       {"kind", kind},
+                       {"min", lo},
+                       {"max", hi},
+                       {"help", help},
+                       {"options", options},
+                       {"default", QString::fromStdString(s.default_value)},
+                       {"placeholder", QString::fromStdString(s.computed_default)},
+                       {"for", readers.isEmpty() ? QString() : "^(" + readers + ")$"}};
 }
+
 
 // "CPU" / "CUDA" for messages; the choice "auto" reads as what it does.
 QString backendLabel(const QString& name) {
@@ -149,80 +196,14 @@ AppController::~AppController() {
 
 void AppController::buildCatalogue() {
     for (const auto& s : dlm::known_strategies()) strategies_ << QString::fromStdString(s);
-    auto preset = [&](const QString& name, const QString& description, const QVariantMap& s) {
-        presets_.push_back(QVariantMap{{"name", name}, {"description", description}, {"settings", s}});
-    };
-    // A preset per engine strategy (the engine's registry), the reference samplers first.
-    if (strategies_.contains("surelock"))
-        preset("SureLock ε=5e-4, m=20%", "Lock converged positions (KL < ε); locked rows are skipped",
-               {{"strategy", "surelock"}, {"surelock.epsilon", "5e-4"}, {"surelock.m", "20"}});
-    preset("LLaDA low-confidence", "The reference LLaDA sampler: commit the most confident predictions",
-           {{"strategy", "baseline"}, {"sampler", "llada"}, {"remasking", "low_confidence"}});
-    preset("LLaDA random", "LLaDA with uniformly random remasking",
-           {{"strategy", "baseline"}, {"sampler", "llada"}, {"remasking", "random"}});
-    preset("Dream entropy", "Dream's sampler, lowest-entropy positions first",
-           {{"strategy", "baseline"}, {"sampler", "dream"}, {"alg", "entropy"}, {"block_length", "0"}});
-    preset("Dream top-k margin", "Dream's sampler, largest top-1/top-2 margin first",
-           {{"strategy", "baseline"}, {"sampler", "dream"}, {"alg", "topk_margin"}, {"block_length", "0"}});
-    for (const auto& s : strategies_)
-        if (s != "baseline" && s != "surelock")
-            preset(s, "Engine strategy '" + s + "' with its default parameters", {{"strategy", s}});
+    // The engine's presets and every setting and parameter of its schema, as controls.
+    for (const auto& p : dlm::strategy_presets())
+        presets_.push_back(QVariantMap{{"name", QString::fromStdString(p.name)},
+                                       {"description", QString::fromStdString(p.description)},
+                                       {"settings", fromStd(p.settings)}});
     preset_index_ = 0;
     compare_preset_index_ = presets_.size() > 1 ? 1 : 0;
-
-    // Every knob DecodeSettings knows, as controls (unknown keys are left out).
-    const auto known = dlm::DecodeSettings::known_keys();
-    QStringList strategyOptions = strategies_;
-    const QVariantList all = {
-        param("strategy", "strategy", "enum", 0, 0, "Unmask × compute × revision policy (design §7)", strategyOptions),
-        param("sampler", "sampler", "enum", 0, 0, "Reference sampler family; auto = the model's own", {"auto", "llada", "dream"}),
-        param("gen_length", "gen length", "int", 1, 1024, "Generated positions"),
-        param("steps", "steps", "int", 1, 1024, "Denoising steps"),
-        param("block_length", "block length", "int", 0, 1024, "Semi-autoregressive block; 0 = one block"),
-        param("temperature", "temperature", "real", 0, 2, "0 = greedy"),
-        param("top_p", "top-p", "real", 0.01, 1, "Nucleus sampling; 1 = off"),
-        param("top_k", "top-k", "int", 0, 1000, "0 = off"),
-        param("cfg_scale", "CFG scale", "real", 0, 5, "Classifier-free guidance; 0 = off"),
-        param("remasking", "remasking", "enum", 0, 0, "LLaDA remasking rule", {"low_confidence", "random"}),
-        param("alg", "Dream alg", "enum", 0, 0, "Dream's position order", {"origin", "maskgit_plus", "topk_margin", "entropy"}),
-        param("alg_temp", "alg temp", "real", 0, 2, "Dream: 0 = top-k positions"),
-        param("eos", "EOS policy", "enum", 0, 0, "How EOS / EoT are sampled", {"none", "logits_eos_inf", "confidence_eos_eot_inf"}),
-        param("confidence", "confidence source", "enum", 0, 0, "raw = softmax at T=1; processed = after sampling knobs", {"auto", "raw", "processed"}),
-        param("seed", "seed", "int", 0, 2147483647, "Same seed + settings = same run"),
-        param("track_kl", "track KL", "enum", 0, 0, "Keep previous posteriors for KL(p_t‖p_{t−1})", {"auto", "on", "off"}),
-        param("display_top_k", "top-k shown", "int", 0, 20, "Candidates per position in the trace"),
-    };
-    for (const auto& v : all)
-        if (std::find(known.begin(), known.end(), v.toMap().value("key").toString().toStdString()) != known.end())
-            parameters_.push_back(v);
-    // Strategy parameters ("<strategy>.<name>", read by the engine's strategy registry).
-    if (strategies_.contains("surelock")) {
-        parameters_.push_back(strategyParam("surelock", param("surelock.epsilon", "SureLock ε", "logreal", 1e-6, 1e-1, "Lock a position when its KL(p_t‖p_{t−1}) < ε")));
-        parameters_.push_back(strategyParam("surelock", param("surelock.m", "SureLock m %", "real", 0, 100, "Gate: only the m% most confident candidates may lock (paper: 20%; 100 = gate off)")));
-    }
-    if (strategies_.contains("threshold") || strategies_.contains("fast-dllm"))
-        parameters_.push_back(strategyParam("threshold|fast-dllm", param("threshold.tau", "threshold τ", "real", 0, 1, "Fast-dLLM: commit every position whose confidence exceeds τ")));
-    if (strategies_.contains("freecache"))
-        parameters_.push_back(strategyParam("freecache", param("freecache.block_length", "FreeCache block", "int", 0, 1024, "Block length of the frozen-block cache; 0 = the decode's block length")));
-    if (strategies_.contains("selection"))
-        parameters_.push_back(strategyParam("selection", param("selection.k", "selection k", "real", 0, 1, "Fraction of rows recomputed per step by the selection policy")));
-    if (strategies_.contains("cover")) {
-        parameters_.push_back(strategyParam("cover", param("cover.tau_draft", "COVER τ_draft", "real", 0, 1, "Draft every masked position whose confidence exceeds τ_draft")));
-        parameters_.push_back(strategyParam("cover", param("cover.budget", "COVER budget B", "int", 0, 1024, "Most seeds verified per step")));
-    }
-    if (strategies_.contains("saber"))
-        parameters_.push_back(strategyParam("saber", param("saber.n", "Saber n", "int", 1, 1024, "Fewest positions drafted per step")));
-    if (strategies_.contains("wino")) {
-        parameters_.push_back(strategyParam("wino", param("wino.threshold", "WINO draft τ", "real", 0, 1, "Wide in: draft every masked block position whose confidence exceeds τ (at most max_accept)")));
-        parameters_.push_back(strategyParam("wino", param("wino.threshold_back", "WINO verify τ", "real", 0, 1, "Narrow out: re-mask a decoded token whose shadow probability falls below this")));
-        parameters_.push_back(strategyParam("wino", param("wino.block_length", "WINO block", "int", 1, 1024, "Block (and shadow block) length; unset = the decode's block length")));
-    }
-    if (strategies_.contains("guided")) {
-        parameters_.push_back(strategyParam("guided", param("guided.guider", "guider model", "text", 0, 0, "Checkpoint folder of the autoregressive guider; empty = the embedded tiny-ar next to the model")));
-        parameters_.push_back(strategyParam("guided", param("guided.match", "guider match", "enum", 0, 0, "How the guider agrees with a draft token", {"argmax", "topk", "ratio"})));
-        parameters_.push_back(strategyParam("guided", param("guided.k", "guider top-k", "int", 1, 1000, "match = topk: the draft token must be among the guider's k most probable")));
-        parameters_.push_back(strategyParam("guided", param("guided.ratio", "guider ratio", "real", 0, 1, "match = ratio: p(draft) / p(max) must reach this")));
-    }
+    for (const auto& s : dlm::settings_schema()) parameters_.push_back(controlFor(s));
 }
 
 QVariantList AppController::legend() const {
@@ -256,8 +237,14 @@ void AppController::setChat(bool c) {
 
 void AppController::setSetting(const QString& key, const QVariant& value) {
     const QString v = value.toString();
-    if (settings_.value(key).toString() == v) return;
-    settings_.insert(key, v);
+    // An emptied strategy parameter goes back to its default (the engine refuses an empty value).
+    if (key.contains('.') && v.trimmed().isEmpty()) {
+        if (!settings_.contains(key)) return;
+        settings_.remove(key);
+    } else {
+        if (settings_.contains(key) && settings_.value(key).toString() == v) return;
+        settings_.insert(key, v);
+    }
     preset_index_ = matchPreset(settings_);
     Q_EMIT settingsChanged();
     validate_timer_.start();
@@ -271,27 +258,40 @@ void AppController::setCompareSetting(const QString& key, const QVariant& value)
     saveSettings();
 }
 
+// A preset matches when applying it would change nothing: its own settings, the schema's
+// defaults for the rest, and no strategy parameter it does not name.
 int AppController::matchPreset(const QVariantMap& s) const {
-    for (int i = 0; i < presets_.size(); ++i) {
-        const auto p = presets_[i].toMap().value("settings").toMap();
-        bool all = true;
-        for (auto it = p.cbegin(); it != p.cend() && all; ++it) all = s.value(it.key()).toString() == it.value().toString();
-        if (all) return i;
-    }
+    const auto& presets = dlm::strategy_presets();
+    const auto current = toStd(s);
+    for (int i = 0; i < int(presets.size()); ++i)
+        if (dlm::apply_preset(current, presets[size_t(i)]) == current) return i;
     return -1;
 }
 
-static void mergePreset(QVariantMap& s, const QVariantList& presets, int index) {
-    if (index < 0 || index >= presets.size()) return;
-    const auto p = presets[index].toMap().value("settings").toMap();
-    // Parameters of the previous strategy would only draw "ignored parameter" warnings.
-    for (auto it = s.begin(); it != s.end();)
-        it = it.key().contains('.') && !p.contains(it.key()) ? s.erase(it) : std::next(it);
-    for (auto it = p.cbegin(); it != p.cend(); ++it) s.insert(it.key(), it.value());
+static void mergePreset(QVariantMap& s, int index) {
+    const auto& presets = dlm::strategy_presets();
+    if (index < 0 || index >= int(presets.size())) return;
+    s = fromStd(dlm::apply_preset(toStd(s), presets[size_t(index)]));
+}
+
+QStringList AppController::presetDifferences() const {
+    const auto& presets = dlm::strategy_presets();
+    if (preset_index_ >= 0 || base_preset_ < 0 || base_preset_ >= int(presets.size())) return {};
+    const auto current = toStd(settings_);
+    const auto wanted = dlm::apply_preset(current, presets[size_t(base_preset_)]);
+    QStringList keys;
+    for (const auto& [k, v] : wanted) {
+        auto it = current.find(k);
+        if (it == current.end() || it->second != v) keys << QString::fromStdString(k);
+    }
+    for (const auto& [k, v] : current)
+        if (!wanted.count(k)) keys << QString::fromStdString(k);
+    return keys;
 }
 
 void AppController::applyPreset(int index) {
-    mergePreset(settings_, presets_, index);
+    mergePreset(settings_, index);
+    base_preset_ = index;
     preset_index_ = matchPreset(settings_);
     Q_EMIT settingsChanged();
     validate_timer_.start();
@@ -300,7 +300,7 @@ void AppController::applyPreset(int index) {
 
 void AppController::applyComparePreset(int index) {
     compare_settings_ = settings_;  // same prompt, seed and lengths: only the strategy differs
-    mergePreset(compare_settings_, presets_, index);
+    mergePreset(compare_settings_, index);
     compare_preset_index_ = matchPreset(compare_settings_);
     Q_EMIT settingsChanged();
     saveSettings();

@@ -50,6 +50,11 @@ class AppController : public QObject {
     Q_PROPERTY(bool canRun READ canRun NOTIFY issuesChanged)
     Q_PROPERTY(QVariantList presets READ presets CONSTANT)
     Q_PROPERTY(int presetIndex READ presetIndex NOTIFY settingsChanged)
+    // With custom settings: the preset last chosen, and the settings that now differ from it.
+    Q_PROPERTY(int basePresetIndex READ basePresetIndex NOTIFY settingsChanged)
+    // False with --no-restore: the window also starts at its default size.
+    Q_PROPERTY(bool restoresSettings READ restoresSettings CONSTANT)
+    Q_PROPERTY(QStringList presetDifferences READ presetDifferences NOTIFY settingsChanged)
     Q_PROPERTY(int comparePresetIndex READ comparePresetIndex NOTIFY settingsChanged)
     Q_PROPERTY(QStringList strategies READ strategies CONSTANT)
     Q_PROPERTY(QVariantList parameters READ parameters CONSTANT)
@@ -110,6 +115,9 @@ public:
     bool canRun() const;
     QVariantList presets() const { return presets_; }
     int presetIndex() const { return preset_index_; }
+    int basePresetIndex() const { return base_preset_; }
+    bool restoresSettings() const { return options_.persist && options_.restore; }
+    QStringList presetDifferences() const;
     int comparePresetIndex() const { return compare_preset_index_; }
     QStringList strategies() const { return strategies_; }
     QVariantList parameters() const { return parameters_; }
@@ -227,6 +235,7 @@ private:
     QVariantList presets_, parameters_;
     QStringList strategies_;
     int preset_index_ = 0, compare_preset_index_ = 1;
+    int base_preset_ = 0;
     bool compare_mode_ = false;
     QVariantMap compare_summary_;
     QTimer frame_timer_, validate_timer_, replay_timer_;

@@ -42,7 +42,11 @@ void Automation::start(const QString& modelDir) {
 
 void Automation::onModelChanged() {
     if (started_ || !controller_->modelLoaded()) return;
-    if (!options_.autorun && !options_.compare) return;
+    if (!options_.autorun && !options_.compare) {
+        // Nothing to run: a screenshot or --quit-when-done is taken of the loaded model.
+        if (!options_.screenshotPath.isEmpty() || options_.quitWhenDone) finish(true);
+        return;
+    }
     started_ = true;
     if (options_.compare) controller_->runCompare();
     else controller_->runDecode();

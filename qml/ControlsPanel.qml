@@ -133,7 +133,11 @@ Rectangle {
                 onActivated: (i) => { if (i < App.presets.length) App.applyPreset(i) }
             }
             Label {
-                text: App.presetIndex >= 0 ? App.presets[App.presetIndex].description : qsTr("Settings edited by hand")
+                objectName: "presetDescription"
+                text: App.presetIndex >= 0 ? App.presets[App.presetIndex].description
+                      : App.presetDifferences.length > 0 && App.basePresetIndex >= 0
+                        ? qsTr("Custom: %1 differ from “%2”").arg(App.presetDifferences.join(", ")).arg(App.presets[App.basePresetIndex].name)
+                        : qsTr("Settings edited by hand")
                 color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap
                 Layout.fillWidth: true
             }

@@ -54,7 +54,10 @@ ApplicationWindow {
         palette.disabled.text = Theme.disabledText
         palette.disabled.button = Theme.disabledFill
         palette.disabled.dark = Theme.disabledFill
-        Qt.callLater(fitToScreen)  // after Settings has restored the geometry
+        Qt.callLater(() => {  // after Settings has restored the geometry
+            if (!App.restoresSettings) { width = 1600; height = 1000; x = 0; y = 0 }
+            fitToScreen()
+        })
     }
 
     Settings {

@@ -7,9 +7,11 @@ import Dlmscope
 // message for it (shown before Run).
 ColumnLayout {
     id: control
-    required property var spec            // {key, label, kind, min, max, help, options}
+    required property var spec            // {key, label, kind, min, max, help, options, default, placeholder}
     property var settings: App.settings
-    property string value: settings[spec.key] !== undefined ? String(settings[spec.key]) : ""
+    // A strategy parameter not set shows its schema default.
+    property string value: settings[spec.key] !== undefined ? String(settings[spec.key])
+                           : (spec["default"] !== undefined ? spec["default"] : "")
     property string issue: { App.issues; return App.issueFor(spec.key) }
     property string issueSeverity: { App.issues; return App.issueSeverityFor(spec.key) }
     signal edited(string key, string value)
@@ -33,7 +35,7 @@ ColumnLayout {
             sourceComponent: control.spec.kind === "enum" ? enumEditor
                            : control.spec.kind === "logreal" ? logEditor
                            : control.spec.kind === "int" ? intEditor
-                           : control.spec.kind === "text" ? textEditor : realEditor
+                           : control.spec.kind === "text" || control.spec.kind === "computed" ? textEditor : realEditor
         }
     }
     Label {
@@ -84,7 +86,8 @@ ColumnLayout {
         id: textEditor
         TextField {
             text: control.value
-            placeholderText: control.spec.help
+            // Empty = the computed default, which the placeholder names.
+            placeholderText: control.spec.placeholder ? qsTr("auto: %1").arg(control.spec.placeholder) : control.spec.help
             onEditingFinished: control.edited(control.spec.key, text)
             font.pixelSize: Theme.small
             implicitHeight: 26

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <utility>
 
+#include "decode/settings_schema.h"
 #include "util/error.h"
 
 namespace dlm {
@@ -116,9 +117,10 @@ std::string_view confidence_source_name(ConfidenceSource v) { return name_of(kCo
 std::string_view track_kl_name(TrackKl v) { return name_of(kTrackKlNames, v); }
 
 std::vector<std::string> DecodeSettings::known_keys() {
-    return {"sampler",   "gen_length", "steps",     "block_length", "temperature", "top_p",
-            "top_k",     "cfg_scale",  "remasking", "alg",          "alg_temp",    "eps",
-            "eos",       "confidence", "seed",      "strategy",     "track_kl",    "display_top_k"};
+    std::vector<std::string> keys;
+    for (const auto& s : settings_schema())
+        if (!s.is_parameter()) keys.push_back(s.key);
+    return keys;
 }
 
 void DecodeSettings::set(std::string_view raw_key, std::string_view raw_value) {
@@ -131,13 +133,19 @@ void DecodeSettings::set(std::string_view raw_key, std::string_view raw_value) {
         params[key] = value;
         return;
     }
+    // Integer ranges are the schema's; real ranges are checked by validate(), which names the
+    // setting under its control instead of refusing the text.
+    const auto integer = [&](long long cap) {
+        const SettingSpec& spec = setting_spec(key);
+        return parse_integer(key, value, static_cast<long long>(spec.min), std::min<long long>(cap, static_cast<long long>(spec.max)));
+    };
     if (key == "sampler") sampler = parse_enum(kSamplerNames, key, value);
-    else if (key == "gen_length") gen_length = int(parse_integer(key, value, 1, kMaxLength));
-    else if (key == "steps") steps = int(parse_integer(key, value, 1, kMaxLength));
-    else if (key == "block_length") block_length = int(parse_integer(key, value, 0, kMaxLength));
+    else if (key == "gen_length") gen_length = int(integer(kMaxLength));
+    else if (key == "steps") steps = int(integer(kMaxLength));
+    else if (key == "block_length") block_length = int(integer(kMaxLength));
     else if (key == "temperature") temperature = parse_real(key, value);
     else if (key == "top_p") top_p = parse_real(key, value);
-    else if (key == "top_k") top_k = int(parse_integer(key, value, 0, std::numeric_limits<int>::max()));
+    else if (key == "top_k") top_k = int(integer(std::numeric_limits<int>::max()));
     else if (key == "cfg_scale") cfg_scale = parse_real(key, value);
     else if (key == "remasking") remasking = parse_enum(kRemaskingNames, key, value);
     else if (key == "alg") alg = parse_enum(kAlgNames, key, value);
@@ -148,9 +156,15 @@ void DecodeSettings::set(std::string_view raw_key, std::string_view raw_value) {
     else if (key == "seed") seed = parse_seed(key, value);
     else if (key == "strategy") {
         if (value.empty()) throw Error("setting 'strategy': empty name");
+        const auto& known = setting_spec("strategy").choices;
+        if (std::find(known.begin(), known.end(), value) == known.end()) {
+            std::string list;
+            for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+            throw Error("unknown strategy '" + value + "' (known: " + list + ")");
+        }
         strategy = value;
     } else if (key == "track_kl") track_kl = parse_enum(kTrackKlNames, key, value);
-    else if (key == "display_top_k") display_top_k = int(parse_integer(key, value, 0, 64));
+    else if (key == "display_top_k") display_top_k = int(integer(64));
     else {
         std::string known;
         for (const auto& k : known_keys()) known += (known.empty() ? "" : ", ") + k;
@@ -187,6 +201,14 @@ std::map<std::string, std::string> DecodeSettings::to_map() const {
     m["track_kl"] = std::string(track_kl_name(track_kl));
     m["display_top_k"] = std::to_string(display_top_k);
     return m;
+}
+
+void apply_follow_rules(DecodeSettings& s, const std::set<std::string>& given) {
+    for (const auto& spec : settings_schema()) {
+        if (spec.follows.empty() || given.count(spec.key) || !given.count(spec.follows)) continue;
+        const auto values = s.to_map();
+        s.set(spec.key, values.at(spec.follows));
+    }
 }
 
 SamplerFamily effective_sampler(const DecodeSettings& s, const ModelConfig& config) {

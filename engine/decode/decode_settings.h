@@ -4,6 +4,7 @@
 // with to_map() so that a run can be replayed exactly.
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,6 +75,10 @@ struct DecodeSettings {
     // The keys set() knows (without params), for help texts and error messages.
     static std::vector<std::string> known_keys();
 };
+
+// A setting that was not given takes the value of the one it follows (the schema's `follows`:
+// steps follows gen_length, one step per token) when that one was given.
+void apply_follow_rules(DecodeSettings& s, const std::set<std::string>& given);
 
 // Settings with Auto values resolved against a model and a prompt.
 SamplerFamily effective_sampler(const DecodeSettings& s, const ModelConfig& config);

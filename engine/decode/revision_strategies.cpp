@@ -34,16 +34,16 @@ bool make_cover(const DecodeSettings& s, const ModelConfig& config, int prompt_l
         throw Error("cover is not supported on shifted-logit models (" + std::string(family_name(config.family)) +
                     "): a seed is predicted from the row before it, which the diagonal correction does not cover");
     const int default_block = s.block_length > 0 ? s.block_length : (s.gen_length % 64 == 0 ? 64 : s.gen_length);
-    const int block = static_cast<int>(p.integer("cover.block_length", default_block, 1, 1 << 20));
+    const int block = static_cast<int>(p.integer_or("cover.block_length", default_block));
     CoverOptions co;
-    co.tau_draft = p.real("cover.tau_draft", co.tau_draft, 0.0, 1.0);
-    co.closed_form = p.choice("cover.correction", "closed_form", {"closed_form", "recompute"}) == "closed_form";
-    co.max_seeds = static_cast<int>(p.integer("cover.max_seeds", 0, 0, 1 << 20));
+    co.tau_draft = p.real("cover.tau_draft");
+    co.closed_form = p.choice("cover.correction") == "closed_form";
+    co.max_seeds = static_cast<int>(p.integer("cover.max_seeds"));
     DraftUnmaskOptions d;
     d.blocks = BlockLayout::make(prompt_len, s.gen_length, block, "cover");
     d.tau = co.tau_draft;
-    d.cap = static_cast<int>(p.integer("cover.budget", 15, 1, 1 << 20));
-    d.max_steps = static_cast<int>(p.integer("cover.max_steps", 2LL * s.gen_length, 1, 1 << 24));
+    d.cap = static_cast<int>(p.integer("cover.budget"));
+    d.max_steps = static_cast<int>(p.integer_or("cover.max_steps", 2LL * s.gen_length));
     d.eos = eos_deferral(s, config);
     d.name = "cover-draft";
     out.unmask = std::make_unique<DraftUnmask>(d);
@@ -58,9 +58,9 @@ bool make_saber(const DecodeSettings& s, const ModelConfig& config, int prompt_l
     SaberOptions o;
     const int default_block = s.block_length > 0 ? s.block_length : s.gen_length;
     o.blocks = BlockLayout::make(prompt_len, s.gen_length,
-                                 static_cast<int>(p.integer("saber.block_length", default_block, 1, 1 << 20)), "saber");
-    o.n = static_cast<int>(p.integer("saber.n", o.n, 1, 1 << 20));
-    o.max_steps_per_block = static_cast<int>(p.integer("saber.max_steps_per_block", o.max_steps_per_block, 1, 1 << 20));
+                                 static_cast<int>(p.integer_or("saber.block_length", default_block)), "saber");
+    o.n = static_cast<int>(p.integer("saber.n"));
+    o.max_steps_per_block = static_cast<int>(p.integer("saber.max_steps_per_block"));
     auto state = std::make_shared<SaberState>(o);
     out.unmask = std::make_unique<SaberUnmask>(state);
     out.compute = std::make_unique<FullCompute>();
@@ -77,23 +77,23 @@ bool make_wino(const DecodeSettings& s, const ModelConfig& config, int prompt_le
                     "cannot give the leave-one-out prediction the verification relies on");
     // WINO's published configs: block 128 (of 256), capped to the generation.
     const int default_block = s.block_length > 0 ? s.block_length : (s.gen_length % 128 == 0 ? 128 : s.gen_length);
-    const int block = static_cast<int>(p.integer("wino.block_length", default_block, 1, 1 << 20));
+    const int block = static_cast<int>(p.integer_or("wino.block_length", default_block));
     DraftUnmaskOptions d;
     d.blocks = BlockLayout::make(prompt_len, s.gen_length, block, "wino");
     if (config.max_seq_len > 0 && prompt_len + s.gen_length + block > config.max_seq_len)
         throw Error("wino: prompt (" + std::to_string(prompt_len) + ") + gen_length (" + std::to_string(s.gen_length) +
                     ") + the shadow block (" + std::to_string(block) + " = wino.block_length) exceeds the model's context of " +
                     std::to_string(config.max_seq_len) + " positions; use a smaller wino.block_length");
-    d.tau = p.real("wino.threshold", 0.6, 0.0, 1.0);  // GSM8K's draft threshold
+    d.tau = p.real("wino.threshold");
     d.cap_rule = DraftUnmaskOptions::Cap::Wino;
     // Net progress over a block is at least (steps - 29) tokens (WinoRevision), so this default never cuts a run.
     const long long bound = s.gen_length + 29LL * d.blocks.num_blocks();
-    d.max_steps = static_cast<int>(p.integer("wino.max_steps", bound, 1, 1 << 24));
+    d.max_steps = static_cast<int>(p.integer_or("wino.max_steps", bound));
     d.eos = eos_deferral(s, config);
     d.name = "wino-draft";
     WinoOptions w;
     w.blocks = d.blocks;
-    w.threshold_back = p.real("wino.threshold_back", w.threshold_back, 0.0, 1.0);
+    w.threshold_back = p.real("wino.threshold_back");
     out.unmask = std::make_unique<DraftUnmask>(d);
     out.compute = std::make_unique<FullCompute>();
     out.revision = std::make_unique<WinoRevision>(w);
@@ -105,26 +105,25 @@ bool make_guided(const DecodeSettings& s, const ModelConfig& config, const Strat
     p.claim("guided");
     refuse_cfg(s, "guided", "the guider verifies one draft");
     ArGuiderOptions o;
-    const std::string match = p.choice("guided.match", "argmax", {"argmax", "topk", "ratio"});
+    const std::string match = p.choice("guided.match");
     o.match = match == "topk" ? GuideMatch::TopK : match == "ratio" ? GuideMatch::Ratio : GuideMatch::Argmax;
-    o.top_k = static_cast<int>(p.integer("guided.k", o.top_k, 1, 1 << 30));
-    o.ratio = p.real("guided.ratio", o.ratio, 0.0, 1.0);
-    o.chunk = static_cast<int>(p.integer("guided.chunk", o.chunk, 1, 1 << 20));
-    o.threads = static_cast<int>(p.integer("guided.threads", 0, 0, 1024));
+    o.top_k = static_cast<int>(p.integer("guided.k"));
+    o.ratio = p.real("guided.ratio");
+    o.chunk = static_cast<int>(p.integer("guided.chunk"));
+    o.threads = static_cast<int>(p.integer("guided.threads"));
     if (o.match != GuideMatch::TopK && p.has("guided.k")) p.warn("guided.k", "guided.k only applies to guided.match=topk");
     if (o.match != GuideMatch::Ratio && p.has("guided.ratio"))
         p.warn("guided.ratio", "guided.ratio only applies to guided.match=ratio");
     GuidedUnmaskOptions g;
     g.gen_length = s.gen_length;
-    g.eos_fill = p.flag("guided.eos_fill", true);
+    g.eos_fill = p.flag("guided.eos_fill");
     g.eos = config.eos_token_id;
     g.eot = config.eot_token_id;
     std::filesystem::path dir;
     if (p.has("guided.guider")) {
-        // A free-text value: offered as the only allowed choice so the reader marks the key read.
-        const std::string& path = s.params.at("guided.guider");
+        const std::string path = p.text("guided.guider");
         if (path.empty()) throw Error("parameter guided.guider is empty; give the folder of a qwen2-family checkpoint");
-        dir = p.choice("guided.guider", path, {path});
+        dir = path;
     } else if (!env.model_dir.empty()) {
         dir = (env.model_dir / ".." / "tiny-ar").lexically_normal();
     } else {

@@ -1,7 +1,6 @@
 #include "decode/speed_strategies.h"
 
 #include <cmath>
-#include <limits>
 
 #include "decode/freecache_compute.h"
 #include "decode/prefix_cache_compute.h"
@@ -14,27 +13,24 @@ namespace dlm {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 int generation_block(const DecodeSettings& s) { return s.block_length > 0 ? s.block_length : s.gen_length; }
 
 SureLockOptions read_surelock(StrategyParams& p, const ModelConfig& config) {
     p.claim("surelock");
     SureLockOptions o;
-    o.epsilon = p.real("surelock.epsilon", o.epsilon, 0.0, kInf);
-    o.gate_percent = p.real("surelock.m", o.gate_percent, 0.0, 100.0);
-    o.gate_set = p.choice("surelock.gate_set", "candidates", {"candidates", "active"}) == "active"
+    o.epsilon = p.real("surelock.epsilon");
+    o.gate_percent = p.real("surelock.m");
+    o.gate_set = p.choice("surelock.gate_set") == "active"
                      ? SureLockGateSet::Active
                      : SureLockGateSet::Candidates;
     o.shifted_logits = config.shifted_logits;
     SureLockUnlockOptions& u = o.unlock;
-    u.enabled = p.flag("surelock.unlock", false);
-    u.period = static_cast<int>(p.integer("surelock.unlock.period", u.period, 1, 1 << 20));
-    u.epsilon = p.real("surelock.unlock.epsilon", u.epsilon, 0.0, kInf);
-    u.interval = static_cast<int>(p.integer("surelock.unlock.interval", u.interval, 0, 1 << 20));
-    u.cooldown = static_cast<int>(p.integer("surelock.unlock.cooldown", u.cooldown, 0, 1 << 20));
-    u.rho = p.real("surelock.unlock.rho", u.rho, 0.0, 1.0);
-    if (u.rho <= 0) throw Error("parameter surelock.unlock.rho must be > 0 (re-locking needs KL <= rho * epsilon)");
+    u.enabled = p.flag("surelock.unlock");
+    u.period = static_cast<int>(p.integer("surelock.unlock.period"));
+    u.epsilon = p.real("surelock.unlock.epsilon");
+    u.interval = static_cast<int>(p.integer("surelock.unlock.interval"));
+    u.cooldown = static_cast<int>(p.integer("surelock.unlock.cooldown"));
+    u.rho = p.real("surelock.unlock.rho");
     if (!u.enabled)
         for (const char* k : {"surelock.unlock.period", "surelock.unlock.epsilon", "surelock.unlock.interval",
                               "surelock.unlock.cooldown", "surelock.unlock.rho"})
@@ -47,9 +43,8 @@ SureLockOptions read_surelock(StrategyParams& p, const ModelConfig& config) {
 std::unique_ptr<ComputePolicy> read_selection(StrategyParams& p, const ModelConfig& config) {
     p.claim("selection");
     SelectionOptions o;
-    o.k = p.real("selection.k", o.k, 0.0, 1.0);
-    if (o.k <= 0) throw Error("parameter selection.k must be > 0 (the fraction of rows computed each step)");
-    o.refresh_every = static_cast<int>(p.integer("selection.refresh_every", 0, 0, 1 << 20));
+    o.k = p.real("selection.k");
+    o.refresh_every = static_cast<int>(p.integer("selection.refresh_every"));
     o.shifted_logits = config.shifted_logits;
     if (o.k == 1) p.warn("selection.k", "selection.k = 1 computes every row: the same as full compute");
     return std::make_unique<SelectionCompute>(o);
@@ -58,7 +53,7 @@ std::unique_ptr<ComputePolicy> read_selection(StrategyParams& p, const ModelConf
 std::unique_ptr<ComputePolicy> read_freecache(StrategyParams& p, const DecodeSettings& s, const ModelConfig& config,
                                               int prompt_len) {
     p.claim("freecache");
-    const int block = static_cast<int>(p.integer("freecache.block_length", 0, 0, 1 << 20));
+    const int block = static_cast<int>(p.integer("freecache.block_length"));
     const int b = block > 0 ? block : generation_block(s);
     if (b == s.gen_length)
         p.warn("freecache.block_length",
@@ -75,10 +70,8 @@ std::unique_ptr<UnmaskPolicy> read_threshold(StrategyParams& p, const DecodeSett
     o.blocks = BlockLayout::make(prompt_len, s.gen_length, generation_block(s), "fast-dllm");
     if (p.has("threshold.tau") && p.has("threshold.factor"))
         throw Error("threshold.tau and threshold.factor select two different rules; set only one of them");
-    o.tau = p.real("threshold.tau", o.tau, 0.0, 1.0);
-    o.factor = p.real("threshold.factor", 0.0, 0.0, kInf);
-    if (p.has("threshold.factor") && o.factor <= 0)
-        throw Error("parameter threshold.factor must be > 0 (omit it to use threshold.tau)");
+    o.tau = p.real("threshold.tau");
+    o.factor = p.real_or("threshold.factor", 0.0);  // 0: the tau rule
     o.remasking = s.remasking;
     o.source = effective_confidence(s, config);
     o.eos.active = s.eos == EosPolicy::ConfidenceEosEotInf;
@@ -93,7 +86,7 @@ std::unique_ptr<UnmaskPolicy> read_threshold(StrategyParams& p, const DecodeSett
 std::unique_ptr<ComputePolicy> read_kv_cache(StrategyParams& p, const DecodeSettings& s, const ModelConfig& config,
                                              int prompt_len, KvCacheMode mode) {
     p.claim("cache");
-    const int refresh = static_cast<int>(p.integer("cache.refresh_every", 0, 0, 1 << 20));
+    const int refresh = static_cast<int>(p.integer("cache.refresh_every"));
     return std::make_unique<PrefixCacheCompute>(
         BlockLayout::make(prompt_len, s.gen_length, generation_block(s), "fast-dllm cache"), mode,
         config.shifted_logits, refresh);

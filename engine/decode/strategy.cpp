@@ -53,9 +53,10 @@ Strategy make_strategy(const DecodeSettings& s, const ModelConfig& config, int p
     out.name = s.strategy;
     // Each builder claims the parameter namespaces it reads; finish() refuses unknown keys of a
     // claimed namespace and warns about the others.
-    StrategyParams params(s.params);
+    StrategyParams params(s.params, s.strategy);
     const auto finish = [&]() -> Strategy {
-        const auto issues = params.finish(s.strategy);
+        const auto issues = params.finish();
+        out.namespaces = params.claimed();
         out.issues.insert(out.issues.end(), issues.begin(), issues.end());
         return std::move(out);
     };

@@ -4,6 +4,7 @@
 // ("<strategy>.<name>" keys of DecodeSettings::params) to policies.
 #include <filesystem>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct Strategy {
     std::unique_ptr<ComputePolicy> compute;
     std::unique_ptr<RevisionPolicy> revision;
     std::vector<SettingsIssue> issues;  // warnings about parameters (ignored, defaulted, ...)
+    std::set<std::string> namespaces;   // the parameter namespaces its builder read
 };
 
 // Throws dlm::Error for an unknown strategy name (listing the known ones) or an unknown or

@@ -1,23 +1,22 @@
 #include "decode/strategy_params.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 
+#include "decode/settings_schema.h"
 #include "util/error.h"
 
 namespace dlm {
 
 namespace {
 
-std::string range_text(double lo, double hi) {
-    auto num = [](double v) {
-        if (std::isinf(v)) return std::string(v > 0 ? "inf" : "-inf");
-        char buf[48];
-        std::snprintf(buf, sizeof buf, "%g", v);
-        return std::string(buf);
-    };
-    return "[" + num(lo) + ", " + num(hi) + "]";
+bool in_range(const SettingSpec& s, double x) {
+    if (s.exclusive_min ? !(x > s.min) : !(x >= s.min)) return false;
+    if (s.exclusive_max ? !(x < s.max) : !(x <= s.max)) return false;
+    return true;
 }
 
 std::string namespace_of(const std::string& key) {
@@ -25,7 +24,24 @@ std::string namespace_of(const std::string& key) {
     return dot == std::string::npos ? key : key.substr(0, dot);
 }
 
+// The schema's entry for a key a builder reads, of the type it reads it as.
+const SettingSpec& spec_of(const std::string& key, SettingType type) {
+    const SettingSpec& s = setting_spec(key);
+    if (s.type != type)
+        throw std::logic_error("parameter '" + key + "' is read as " + std::string(setting_type_name(type)) +
+                               " but declared as " + std::string(setting_type_name(s.type)));
+    return s;
+}
+
 }  // namespace
+
+void StrategyParams::claim(std::string_view ns) {
+    const auto& readers = strategies_reading(ns);
+    if (std::find(readers.begin(), readers.end(), strategy_) == readers.end())
+        throw std::logic_error("strategy '" + strategy_ + "' reads '" + std::string(ns) +
+                               ".*' but the settings schema does not list it as a reader");
+    claimed_.insert(std::string(ns));
+}
 
 const std::string* StrategyParams::find(const std::string& key) {
     read_.insert(key);
@@ -33,66 +49,89 @@ const std::string* StrategyParams::find(const std::string& key) {
     return it == params_.end() ? nullptr : &it->second;
 }
 
-double StrategyParams::real(const std::string& key, double fallback, double lo, double hi) {
-    const std::string* v = find(key);
-    if (!v) return fallback;
+double StrategyParams::parse_real(const std::string& key, const std::string& v) const {
+    const SettingSpec& s = spec_of(key, SettingType::Real);
     errno = 0;
     char* end = nullptr;
-    const double x = std::strtod(v->c_str(), &end);
-    if (v->empty() || end != v->c_str() + v->size() || errno == ERANGE || std::isnan(x))
-        throw Error("parameter " + key + "='" + *v + "' is not a number");
+    const double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE || std::isnan(x))
+        throw Error("parameter " + key + "='" + v + "' is not a number");
     // "inf" passes strtod; no parameter means infinity (an open range is "no upper bound", not a value).
-    if (std::isinf(x)) throw Error("parameter " + key + "='" + *v + "' is not a finite number");
-    if (x < lo || x > hi) throw Error("parameter " + key + "=" + *v + " is outside " + range_text(lo, hi));
+    if (std::isinf(x)) throw Error("parameter " + key + "='" + v + "' is not a finite number");
+    if (!in_range(s, x)) throw Error("parameter " + key + "=" + v + " is outside " + setting_range_text(s));
     return x;
 }
 
-long long StrategyParams::integer(const std::string& key, long long fallback, long long lo, long long hi) {
-    const std::string* v = find(key);
-    if (!v) return fallback;
+long long StrategyParams::parse_integer(const std::string& key, const std::string& v) const {
+    const SettingSpec& s = spec_of(key, SettingType::Integer);
     errno = 0;
     char* end = nullptr;
-    const long long x = std::strtoll(v->c_str(), &end, 10);
-    if (v->empty() || end != v->c_str() + v->size() || errno == ERANGE)
-        throw Error("parameter " + key + "='" + *v + "' is not an integer");
-    if (x < lo || x > hi)
-        throw Error("parameter " + key + "=" + *v + " is outside [" + std::to_string(lo) + ", " + std::to_string(hi) +
-                    "]");
+    const long long x = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE)
+        throw Error("parameter " + key + "='" + v + "' is not an integer");
+    if (!in_range(s, static_cast<double>(x))) throw Error("parameter " + key + "=" + v + " is outside " + setting_range_text(s));
     return x;
 }
 
-bool StrategyParams::flag(const std::string& key, bool fallback) {
+double StrategyParams::real(const std::string& key) {
     const std::string* v = find(key);
-    if (!v) return fallback;
-    if (*v == "on" || *v == "true" || *v == "1" || *v == "yes") return true;
-    if (*v == "off" || *v == "false" || *v == "0" || *v == "no") return false;
-    throw Error("parameter " + key + "='" + *v + "' is not a switch (use on or off)");
+    return parse_real(key, v ? *v : setting_spec(key).default_value);
 }
 
-std::string StrategyParams::choice(const std::string& key, const std::string& fallback,
-                                   const std::vector<std::string>& allowed) {
+long long StrategyParams::integer(const std::string& key) {
     const std::string* v = find(key);
-    if (!v) return fallback;
+    return parse_integer(key, v ? *v : setting_spec(key).default_value);
+}
+
+double StrategyParams::real_or(const std::string& key, double computed_default) {
+    const std::string* v = find(key);
+    return v ? parse_real(key, *v) : (spec_of(key, SettingType::Real), computed_default);
+}
+
+long long StrategyParams::integer_or(const std::string& key, long long computed_default) {
+    const std::string* v = find(key);
+    return v ? parse_integer(key, *v) : (spec_of(key, SettingType::Integer), computed_default);
+}
+
+bool StrategyParams::flag(const std::string& key) {
+    const SettingSpec& s = spec_of(key, SettingType::Flag);
+    const std::string* given = find(key);
+    const std::string& v = given ? *given : s.default_value;
+    if (v == "on" || v == "true" || v == "1" || v == "yes") return true;
+    if (v == "off" || v == "false" || v == "0" || v == "no") return false;
+    throw Error("parameter " + key + "='" + v + "' is not a switch (use on or off)");
+}
+
+std::string StrategyParams::choice(const std::string& key) {
+    const SettingSpec& s = spec_of(key, SettingType::Choice);
+    const std::string* given = find(key);
+    const std::string& v = given ? *given : s.default_value;
     std::string list;
-    for (const auto& a : allowed) {
-        if (a == *v) return a;
+    for (const auto& a : s.choices) {
+        if (a == v) return a;
         list += (list.empty() ? "" : ", ") + a;
     }
-    throw Error("parameter " + key + "='" + *v + "' is not one of: " + list);
+    throw Error("parameter " + key + "='" + v + "' is not one of: " + list);
+}
+
+std::string StrategyParams::text(const std::string& key) {
+    spec_of(key, SettingType::Text);
+    const std::string* v = find(key);
+    return v ? *v : std::string();
 }
 
 void StrategyParams::warn(const std::string& key, const std::string& message) {
     warnings_.push_back({SettingsIssue::Severity::Warning, key, message});
 }
 
-std::vector<SettingsIssue> StrategyParams::finish(const std::string& strategy) const {
+std::vector<SettingsIssue> StrategyParams::finish() const {
     std::vector<SettingsIssue> out = warnings_;
     for (const auto& [key, value] : params_) {
         if (read_.count(key)) continue;
         if (claimed_.count(namespace_of(key)))
-            throw Error("strategy '" + strategy + "' has no parameter '" + key + "'");
+            throw Error("strategy '" + strategy_ + "' has no parameter '" + key + "'");
         out.push_back({SettingsIssue::Severity::Warning, key,
-                       "parameter '" + key + "' belongs to another strategy; '" + strategy + "' ignores it"});
+                       "parameter '" + key + "' belongs to another strategy; '" + strategy_ + "' ignores it"});
     }
     return out;
 }

@@ -5,6 +5,7 @@
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtQml/qqmlextensionplugin.h>
@@ -80,6 +81,9 @@ class AppE2ETest : public QObject {
 
 private Q_SLOTS:
     void init() {
+        // Every test starts from the default window geometry (Qt.labs.settings keeps what an
+        // earlier test resized the window to).
+        QSettings().clear();
         if (!QFileInfo::exists(modelDir() + "/config.json"))
             QSKIP(qPrintable("the embedded default model is missing: " + modelDir() + " (tools/train trains it)"));
     }

@@ -43,7 +43,7 @@ TEST_F(CliRun, JsonSummaryIsConsistent) {
     EXPECT_EQ(j.at("model"), "tiny");
     EXPECT_EQ(j.at("chat"), false);  // the byte tokenizer has no chat template
     EXPECT_EQ(j.at("settings").at("gen_length"), "16");
-    EXPECT_EQ(j.at("settings").at("block_length"), "16");
+    EXPECT_EQ(j.at("settings").at("block_length"), "0");  // the schema's default: one block
     EXPECT_EQ(j.at("settings").at("temperature"), "0");
     EXPECT_GT(j.at("wall_s").get<double>(), 0.0);
     EXPECT_EQ(j.at("tokens_unmasked"), 16);

@@ -24,6 +24,7 @@ int eval_main(std::span<const std::string> args);
 int bench_main(std::span<const std::string> args);
 int make_checkpoint_main(std::span<const std::string> args);  // random-weight checkpoint folders
 int trace_main(std::span<const std::string> args);  // "trace show" / "trace compare"
+int settings_main(std::span<const std::string> args);  // the settings schema
 
 // Exit statuses shared by all subcommands.
 inline constexpr int kExitOk = 0;

@@ -2,6 +2,7 @@
 
 #include <iostream>
 
+#include "decode/settings_schema.h"
 #include "output.h"
 
 namespace dlm::cli {
@@ -29,14 +30,21 @@ void apply(DecodeSettings& s, const std::string& key, const std::string& value, 
 }  // namespace
 
 std::vector<OptionSpec> decode_option_specs() {
+    // Help texts and defaults from the engine's settings schema.
+    const auto text = [](const char* key) {
+        const SettingSpec& s = setting_spec(key);
+        std::string t = s.help + " (default " + s.default_value;
+        if (!s.follows.empty()) t += "; follows " + s.follows + " when not given";
+        return t + ")";
+    };
     return {
-        {"strategy", "NAME", "decoding strategy (default baseline)"},
-        {"set", "KEY=VALUE", "any decode setting or strategy parameter, e.g. --set top_p=0.9", true},
-        {"gen-len", "N", "tokens to generate (default 64)"},
-        {"steps", "N", "denoising steps (default = gen-len)"},
-        {"block-len", "N", "semi-autoregressive block length (default = gen-len: one block)"},
-        {"temperature", "T", "sampling temperature, 0 = greedy (default 0)"},
-        {"seed", "S", "random seed (default 0)"},
+        {"strategy", "NAME", text("strategy")},
+        {"set", "KEY=VALUE", "any decode setting or strategy parameter, e.g. --set top_p=0.9 (all: dlmscope-cli settings)", true},
+        {"gen-len", "N", text("gen_length")},
+        {"steps", "N", text("steps")},
+        {"block-len", "N", text("block_length")},
+        {"temperature", "T", text("temperature")},
+        {"seed", "S", text("seed")},
         {"threads", "N", "CPU threads (default: 1 for a model under 20 M parameters, else all cores)"},
         backend_option_spec(),
     };
@@ -65,15 +73,13 @@ BackendKind backend_from_args(const ParsedArgs& a) {
 std::string decode_options_description() {
     std::string keys;
     for (const auto& k : DecodeSettings::known_keys()) keys += (keys.empty() ? "" : ", ") + k;
-    return "--set keys: " + keys + ";\nstrategy parameters are written <strategy>.<name> (e.g. surelock.epsilon).\n" +
+    return "--set keys: " + keys + ";\nstrategy parameters are written <strategy>.<name> (e.g. surelock.epsilon);\n"
+           "'dlmscope-cli settings' lists every key with its type, default, range and meaning.\n" +
            backend_description();
 }
 
 DecodeSettings settings_from_args(const ParsedArgs& a) {
-    DecodeSettings s;
-    s.gen_length = 64;
-    s.temperature = 0.0;
-    s.strategy = "baseline";
+    DecodeSettings s;  // the schema's defaults
     std::set<std::string> given;
     for (const auto& kv : a.all("set")) {
         auto [key, value] = split_key_value(kv, "--set");
@@ -86,8 +92,7 @@ DecodeSettings settings_from_args(const ParsedArgs& a) {
             given.insert(d.key);
         }
     }
-    if (!given.count("steps")) s.steps = s.gen_length;
-    if (!given.count("block_length")) s.block_length = s.gen_length;
+    apply_follow_rules(s, given);
     return s;
 }
 

@@ -25,6 +25,7 @@ constexpr Subcommand kSubcommands[] = {
     {"bench", "benchmarks (CPU forward, CUDA step, strategies); writes a markdown report", bench_main},
     {"make-checkpoint", "write a random-weight LLaDA checkpoint (e.g. LLaDA-8B dims, for benchmarks)", make_checkpoint_main},
     {"trace", "show a recorded trace, or compare two (determinism, record/replay)", trace_main},
+    {"settings", "every decode setting and strategy parameter: type, default, range, meaning", settings_main},
 };
 
 void print_usage(std::ostream& out) {
@@ -63,7 +64,7 @@ int dispatch(const std::vector<std::string>& words) {
     }
     for (const auto& c : kSubcommands)
         if (command == c.name) return c.run(std::span<const std::string>(words).subspan(1));
-    throw UsageError("unknown command '" + command + "' (commands: inspect, flops, run, eval, bench, trace, make-checkpoint)");
+    throw UsageError("unknown command '" + command + "' (commands: inspect, flops, run, eval, bench, trace, settings, make-checkpoint)");
 }
 
 }  // namespace

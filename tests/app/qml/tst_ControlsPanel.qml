@@ -24,6 +24,38 @@ TestCase {
         App.resetSettings()
         compare(App.presetIndex, 0)
     }
+    // A preset sets what it names and resets the other strategy settings (it used to change only
+    // the strategy key: "Dream top-k margin" then "freecache" kept the Dream sampler); an edit
+    // turns the box to custom and names what differs.
+    function test_presetsResetWhatTheyDoNotName() {
+        const panel = createTemporaryObject(comp, this)
+        const names = App.presets.map(p => p.name)
+        const dream = names.indexOf("Dream top-k margin"), freecache = names.indexOf("freecache")
+        verify(dream >= 0 && freecache >= 0)
+        App.setSetting("gen_length", "48")
+        App.applyPreset(dream)
+        compare(App.settings.sampler, "dream")
+        compare(App.settings.alg, "topk_margin")
+        App.setSetting("remasking", "random")
+        App.setSetting("surelock.epsilon", "1e-4")
+        compare(App.presetIndex, -1)
+        compare(App.basePresetIndex, dream)
+        compare(Array.from(App.presetDifferences).sort().join(","), "remasking,surelock.epsilon")
+        verify(findChild(panel, "presetDescription").text.indexOf("remasking") >= 0)
+        App.applyPreset(freecache)
+        compare(App.presetIndex, freecache)
+        compare(App.settings.strategy, "freecache")
+        compare(App.settings.sampler, "auto")
+        compare(App.settings.alg, "entropy")
+        compare(App.settings.remasking, "low_confidence")
+        compare(App.settings["surelock.epsilon"], undefined)
+        compare(App.settings.gen_length, "48")  // the task stays
+        // Every setting and parameter of the engine's schema has a control.
+        verify(App.parameters.some(p => p.key === "surelock.unlock.rho"))
+        verify(App.parameters.some(p => p.key === "guided.eos_fill" && p.kind === "enum"))
+        verify(App.parameters.some(p => p.key === "cover.block_length" && p.kind === "computed"))
+        App.resetSettings()
+    }
     function test_backendSelector() {
         const panel = createTemporaryObject(comp, this)
         const box = findChild(panel, "backendBox")

@@ -1,0 +1,363 @@
+#include "decode/settings_schema.h"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "decode/strategy.h"
+
+namespace dlm {
+
+namespace {
+
+constexpr double kLength = 1 << 20;  // canvas and block lengths
+constexpr double kCount = 1 << 20;   // step counts, budgets
+constexpr double kSeedMax = 18446744073709551615.0;
+
+// Which strategies read each parameter namespace (make_strategy's builders claim the same; a
+// builder claiming a namespace not listed here is a logic error, and a test builds every
+// strategy to check both directions).
+const std::map<std::string, std::vector<std::string>, std::less<>>& namespace_table() {
+    static const std::map<std::string, std::vector<std::string>, std::less<>> t = {
+        {"baseline", {"baseline"}},  // no parameters: any baseline.* key is a typo
+        {"surelock", {"surelock", "surelock+selection", "surelock+freecache"}},
+        {"selection", {"selection", "surelock+selection"}},
+        {"freecache", {"freecache", "surelock+freecache"}},
+        {"threshold", {"threshold", "fast-dllm", "fast-dllm-prefix"}},
+        {"cache", {"fast-dllm", "fast-dllm-prefix"}},
+        {"cover", {"cover"}},
+        {"saber", {"saber"}},
+        {"wino", {"wino"}},
+        {"guided", {"guided"}},
+    };
+    return t;
+}
+
+struct Builder {
+    std::vector<SettingSpec> out;
+    Builder() { out.reserve(128); }  // the references add() returns stay valid
+    SettingSpec& add(std::string key, SettingType type, std::string def, std::string label, std::string help) {
+        SettingSpec s;
+        s.key = std::move(key);
+        s.type = type;
+        s.default_value = std::move(def);
+        s.label = std::move(label);
+        s.help = std::move(help);
+        if (s.is_parameter()) s.strategies = strategies_reading(s.name_space());
+        if (type == SettingType::Flag) s.choices = {"off", "on"};
+        out.push_back(std::move(s));
+        return out.back();
+    }
+    SettingSpec& integer(std::string key, std::string def, double lo, double hi, std::string label, std::string help) {
+        auto& s = add(std::move(key), SettingType::Integer, std::move(def), std::move(label), std::move(help));
+        s.min = lo;
+        s.max = hi;
+        return s;
+    }
+    SettingSpec& real(std::string key, std::string def, double lo, double hi, std::string label, std::string help) {
+        auto& s = add(std::move(key), SettingType::Real, std::move(def), std::move(label), std::move(help));
+        s.min = lo;
+        s.max = hi;
+        return s;
+    }
+    SettingSpec& choice(std::string key, std::string def, std::vector<std::string> choices, std::string label,
+                        std::string help) {
+        auto& s = add(std::move(key), SettingType::Choice, std::move(def), std::move(label), std::move(help));
+        s.choices = std::move(choices);
+        return s;
+    }
+};
+
+std::vector<SettingSpec> build_schema() {
+    Builder b;
+    // --- decode settings -----------------------------------------------------------------
+    b.choice("strategy", "baseline", known_strategies(), "strategy",
+             "Decoding strategy: one unmask, compute and revision policy (docs/strategies.md)");
+    b.choice("sampler", "auto", {"auto", "llada", "dream"}, "sampler",
+             "Reference sampler family; auto = the model's own");
+    auto& gen = b.integer("gen_length", "128", 1, kLength, "gen length", "Positions generated after the prompt");
+    gen.unit = "tokens";
+    gen.task = true;
+    auto& steps = b.integer("steps", "128", 1, kLength, "steps", "Denoising steps of the reference samplers");
+    steps.unit = "steps";
+    steps.task = true;
+    steps.follows = "gen_length";
+    auto& block = b.integer("block_length", "0", 0, kLength, "block length",
+                            "Semi-autoregressive block of the LLaDA sampler; 0 = one block over the generation");
+    block.unit = "tokens";
+    block.task = true;
+    b.real("temperature", "0", 0, kUnbounded, "temperature", "Sampling temperature; 0 = greedy (argmax)");
+    auto& top_p = b.real("top_p", "1", 0, 1, "top-p", "Nucleus sampling: keep the smallest set of mass top_p; 1 = off");
+    top_p.exclusive_min = true;
+    b.integer("top_k", "0", 0, 2147483647, "top-k", "Keep the k most probable tokens; 0 = off");
+    b.real("cfg_scale", "0", 0, 1000, "CFG scale",
+           "Classifier-free guidance: a second, prompt-masked item; 0 = off, usual range 0-3");
+    b.choice("remasking", "low_confidence", {"low_confidence", "random"}, "remasking",
+             "LLaDA sampler: commit the most confident predictions, or uniformly random positions");
+    b.choice("alg", "entropy", {"origin", "maskgit_plus", "topk_margin", "entropy"}, "Dream alg",
+             "Dream sampler: which positions are revealed first");
+    b.real("alg_temp", "0", 0, kUnbounded, "alg temp",
+           "Dream sampler: 0 = the top positions; > 0 draws positions by softmax(confidence / alg_temp)");
+    auto& eps = b.real("eps", "0.001", 0, 1, "Dream eps", "Dream sampler: the timesteps run from 1 down to eps");
+    eps.exclusive_min = eps.exclusive_max = true;
+    b.choice("eos", "none", {"none", "logits_eos_inf", "confidence_eos_eot_inf"}, "EOS policy",
+             "none = the reference; logits_eos_inf = EOS is never sampled; confidence_eos_eot_inf = EOS and "
+             "EoT are committed last");
+    b.choice("confidence", "auto", {"auto", "raw", "processed"}, "confidence source",
+             "raw = softmax at T = 1 (LLaDA, SureLock); processed = after temperature, top-k, top-p (Dream)");
+    auto& seed = b.integer("seed", "0", 0, kSeedMax, "seed", "Random seed: the same seed and settings give the same run");
+    seed.task = true;
+    auto& kl = b.choice("track_kl", "auto", {"auto", "on", "off"}, "track KL",
+                        "Keep each position's previous posterior to report KL(p_t ‖ p_{t−1}); auto = when it fits 256 MiB");
+    kl.task = true;
+    auto& shown = b.integer("display_top_k", "5", 0, 64, "top-k shown", "Candidates per position recorded in the trace");
+    shown.task = true;
+
+    // --- strategy parameters ---------------------------------------------------------------
+    auto& eps_lock = b.real("surelock.epsilon", "0.005", 0, kUnbounded, "SureLock ε",
+                            "Lock a position once KL(p_t ‖ p_{t−1}) ≤ ε; 0 disables locking");
+    eps_lock.log_scale = true;
+    eps_lock.typical_min = 1e-6;
+    eps_lock.typical_max = 1e-1;
+    b.real("surelock.m", "20", 0, 100, "SureLock m", "Gate: only the m % most confident candidates may lock (100 = no gate)")
+        .unit = "%";
+    b.choice("surelock.gate_set", "candidates", {"candidates", "active"}, "SureLock gate set",
+             "The positions the m % gate ranks: those that may lock, or every active one");
+    b.add("surelock.unlock", SettingType::Flag, "off", "SureLock unlocking",
+          "Budgeted unlocking: release a lock whose prediction drifts (the .unlock.* parameters)");
+    b.integer("surelock.unlock.period", "8", 1, kCount, "unlock period", "Probe the locked positions every P steps")
+        .unit = "steps";
+    auto& eps_unlock = b.real("surelock.unlock.epsilon", "0.05", 0, kUnbounded, "unlock ε",
+                              "Drift KL above which a lock may be released");
+    eps_unlock.log_scale = true;
+    eps_unlock.typical_min = 1e-4;
+    eps_unlock.typical_max = 1;
+    b.integer("surelock.unlock.interval", "4", 0, kCount, "unlock interval",
+              "Steps a lock must last before it can be released")
+        .unit = "steps";
+    b.integer("surelock.unlock.cooldown", "4", 0, kCount, "unlock cooldown",
+              "Steps before an unlocked position may lock again")
+        .unit = "steps";
+    auto& rho = b.real("surelock.unlock.rho", "0.5", 0, 1, "unlock ρ", "Re-locking an unlocked position needs KL ≤ ρ·ε");
+    rho.exclusive_min = true;
+
+    auto& k = b.real("selection.k", "0.8", 0, 1, "selection k", "Fraction of the rows recomputed each step");
+    k.exclusive_min = true;
+    b.integer("selection.refresh_every", "0", 0, kCount, "selection refresh",
+              "Recompute every row every N steps; 0 = never after the first step")
+        .unit = "steps";
+
+    b.integer("freecache.block_length", "0", 0, kLength, "FreeCache block",
+              "Block of the frozen-block cache; 0 = the decode's block length")
+        .unit = "tokens";
+
+    b.real("threshold.tau", "0.9", 0, 1, "threshold τ",
+           "Commit every position whose confidence reaches τ, and always the most confident one");
+    auto& factor = b.real("threshold.factor", "", 0, kUnbounded, "threshold factor",
+                          "The factor rule instead of τ: commit the top n positions while (n + 1)(1 − c_n) < factor");
+    factor.computed_default = "unset: the τ rule";
+    factor.exclusive_min = true;
+    b.integer("cache.refresh_every", "0", 0, kCount, "cache refresh",
+              "Also refresh the K/V cache every N steps inside a block; 0 = at block boundaries only")
+        .unit = "steps";
+
+    auto& cover_block = b.integer("cover.block_length", "", 1, kLength, "COVER block", "Block of COVER's drafting");
+    cover_block.computed_default = "the decode's block length; else 64 when gen_length is a multiple of 64, else gen_length";
+    cover_block.unit = "tokens";
+    b.real("cover.tau_draft", "0.8", 0, 1, "COVER τ_draft", "Draft every masked position whose confidence exceeds τ_draft");
+    b.choice("cover.correction", "closed_form", {"closed_form", "recompute"}, "COVER correction",
+             "The diagonal correction in closed form, or recomputed by a second forward (a check)");
+    b.integer("cover.max_seeds", "0", 0, kCount, "COVER max seeds", "Cap on the seeds verified per step; 0 = the adaptive rule only");
+    b.integer("cover.budget", "15", 1, kCount, "COVER budget B", "Most positions drafted per step");
+    auto& cover_steps = b.integer("cover.max_steps", "", 1, 1 << 24, "COVER max steps", "Stop after this many steps");
+    cover_steps.computed_default = "2 × gen_length";
+    cover_steps.unit = "steps";
+
+    auto& saber_block = b.integer("saber.block_length", "", 1, kLength, "Saber block", "Block of Saber's drafting");
+    saber_block.computed_default = "the decode's block length, else gen_length";
+    saber_block.unit = "tokens";
+    b.integer("saber.n", "2", 1, kCount, "Saber n", "Fewest positions drafted per step");
+    b.integer("saber.max_steps_per_block", "1024", 1, kCount, "Saber max steps", "Iteration cap per block (the reference's)")
+        .unit = "steps";
+
+    auto& wino_block = b.integer("wino.block_length", "", 1, kLength, "WINO block", "Block (and shadow block) length");
+    wino_block.computed_default = "the decode's block length; else 128 when gen_length is a multiple of 128, else gen_length";
+    wino_block.unit = "tokens";
+    b.real("wino.threshold", "0.6", 0, 1, "WINO draft τ",
+           "Wide in: draft every masked block position whose confidence exceeds τ");
+    auto& wino_steps = b.integer("wino.max_steps", "", 1, 1 << 24, "WINO max steps", "Stop after this many steps");
+    wino_steps.computed_default = "gen_length + 29 × blocks (never cuts a run short)";
+    wino_steps.unit = "steps";
+    b.real("wino.threshold_back", "0.9", 0, 1, "WINO verify τ",
+           "Narrow out: re-mask a decoded token whose shadow probability falls below this");
+
+    b.choice("guided.match", "argmax", {"argmax", "topk", "ratio"}, "guider match",
+             "How the guider agrees with a draft token: its argmax, among its top k, or p / p_max ≥ ratio");
+    b.integer("guided.k", "5", 1, 1 << 30, "guider top-k", "match = topk: the draft token is among the guider's k most probable");
+    b.real("guided.ratio", "0.1", 0, 1, "guider ratio", "match = ratio: p(draft) / p(max) must reach this");
+    b.integer("guided.chunk", "32", 1, kCount, "guider chunk", "Draft tokens the guider verifies per forward")
+        .unit = "tokens";
+    b.integer("guided.threads", "0", 0, 1024, "guider threads", "CPU threads of the guider; 0 = automatic");
+    b.add("guided.eos_fill", SettingType::Flag, "on", "EOS fill",
+          "Committing EOS or EoT fills every remaining mask with it (the reference's early stop)");
+    auto& guider = b.add("guided.guider", SettingType::Text, "", "guider model",
+                         "Checkpoint folder of the autoregressive guider (a qwen2-family model)");
+    guider.computed_default = "the tiny-ar folder next to the model's";
+    return std::move(b.out);
+}
+
+std::string number_text(double v) {
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    if (v >= 1.8e19) return "2^64-1";  // the seed's bound
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%.10g", v);
+    return buf;
+}
+
+}  // namespace
+
+std::string_view setting_type_name(SettingType t) {
+    switch (t) {
+        case SettingType::Integer: return "integer";
+        case SettingType::Real: return "real";
+        case SettingType::Choice: return "choice";
+        case SettingType::Flag: return "on/off";
+        case SettingType::Text: return "text";
+    }
+    return "?";
+}
+
+std::string_view SettingSpec::name_space() const {
+    const auto dot = key.find('.');
+    return dot == std::string::npos ? std::string_view() : std::string_view(key).substr(0, dot);
+}
+
+std::string setting_range_text(const SettingSpec& s) {
+    switch (s.type) {
+        case SettingType::Integer:
+        case SettingType::Real:
+            return std::string(s.exclusive_min ? "(" : "[") + number_text(s.min) + ", " + number_text(s.max) +
+                   (s.exclusive_max || std::isinf(s.max) ? ")" : "]");
+        case SettingType::Choice:
+        case SettingType::Flag: {
+            std::string c;
+            for (const auto& x : s.choices) c += (c.empty() ? "" : "|") + x;
+            return c;
+        }
+        case SettingType::Text: return "text";
+    }
+    return "";
+}
+
+const std::vector<SettingSpec>& settings_schema() {
+    static const std::vector<SettingSpec> schema = build_schema();
+    return schema;
+}
+
+const SettingSpec* find_setting_spec(std::string_view key) {
+    for (const auto& s : settings_schema())
+        if (s.key == key) return &s;
+    return nullptr;
+}
+
+const SettingSpec& setting_spec(std::string_view key) {
+    if (const SettingSpec* s = find_setting_spec(key)) return *s;
+    throw std::logic_error("setting '" + std::string(key) + "' is not declared in the settings schema");
+}
+
+const std::vector<std::string>& strategies_reading(std::string_view name_space) {
+    static const std::vector<std::string> none;
+    const auto& t = namespace_table();
+    auto it = t.find(name_space);
+    return it == t.end() ? none : it->second;
+}
+
+std::set<std::string> namespaces_of(std::string_view strategy) {
+    std::set<std::string> out;
+    for (const auto& [ns, strategies] : namespace_table())
+        for (const auto& s : strategies)
+            if (s == strategy) out.insert(ns);
+    return out;
+}
+
+std::map<std::string, std::string> default_settings() {
+    std::map<std::string, std::string> out;
+    for (const auto& s : settings_schema())
+        if (!s.is_parameter()) out[s.key] = s.default_value;
+    return out;
+}
+
+const std::vector<StrategyPreset>& strategy_presets() {
+    static const std::vector<StrategyPreset> presets = [] {
+        std::vector<StrategyPreset> p = {
+            {"SureLock", "Lock converged positions (KL ≤ ε) and skip their rows", {{"strategy", "surelock"}}},
+            {"LLaDA low-confidence", "The reference LLaDA sampler: commit the most confident predictions",
+             {{"strategy", "baseline"}, {"sampler", "llada"}}},
+            {"LLaDA random", "The LLaDA sampler with uniformly random remasking",
+             {{"strategy", "baseline"}, {"sampler", "llada"}, {"remasking", "random"}}},
+            {"Dream entropy", "Dream's sampler: lowest-entropy positions first",
+             {{"strategy", "baseline"}, {"sampler", "dream"}, {"alg", "entropy"}, {"block_length", "0"}}},
+            {"Dream top-k margin", "Dream's sampler: largest top-1 / top-2 margin first",
+             {{"strategy", "baseline"}, {"sampler", "dream"}, {"alg", "topk_margin"}, {"block_length", "0"}}},
+        };
+        // One preset per other engine strategy, with its parameters at their defaults.
+        for (const auto& s : known_strategies())
+            if (s != "baseline" && s != "surelock")
+                p.push_back({s, "Engine strategy '" + s + "' with its default parameters", {{"strategy", s}}});
+        return p;
+    }();
+    return presets;
+}
+
+std::map<std::string, std::string> apply_preset(const std::map<std::string, std::string>& current,
+                                                const StrategyPreset& preset) {
+    std::map<std::string, std::string> out;
+    for (const auto& s : settings_schema()) {
+        if (s.is_parameter()) continue;
+        auto it = current.find(s.key);
+        out[s.key] = s.task && it != current.end() ? it->second : s.default_value;
+    }
+    for (const auto& [k, v] : preset.settings) out[k] = v;
+    return out;
+}
+
+std::string settings_markdown() {
+    auto range = [](const SettingSpec& s) -> std::string {
+        if (s.type != SettingType::Choice && s.type != SettingType::Flag) return setting_range_text(s);
+        std::string c;
+        for (const auto& x : s.choices) c += (c.empty() ? "" : ", ") + ("`" + x + "`");
+        return c;
+    };
+    auto row = [&](const SettingSpec& s) {
+        const std::string def = s.default_value.empty() ? s.computed_default : "`" + s.default_value + "`";
+        std::string help = s.help;
+        if (!s.unit.empty()) help += " (" + s.unit + ")";
+        if (!s.follows.empty()) help += "; follows `" + s.follows + "` when not given";
+        return "| `" + s.key + "` | " + std::string(setting_type_name(s.type)) + " | " + def + " | " + range(s) + " | " +
+               help + " |\n";
+    };
+    std::string out = "### Decode settings\n\n| key | type | default | range | meaning |\n|---|---|---|---|---|\n";
+    for (const auto& s : settings_schema())
+        if (!s.is_parameter()) out += row(s);
+    std::string_view ns;
+    for (const auto& s : settings_schema()) {
+        if (!s.is_parameter()) continue;
+        if (s.name_space() != ns) {
+            ns = s.name_space();
+            std::string readers;
+            for (const auto& r : s.strategies) readers += (readers.empty() ? "" : ", ") + ("`" + r + "`");
+            out += "\n### `" + std::string(ns) + ".*` (read by " + readers +
+                   ")\n\n| key | type | default | range | meaning |\n|---|---|---|---|---|\n";
+        }
+        out += row(s);
+    }
+    out += "\n### Presets\n\n| preset | sets | description |\n|---|---|---|\n";
+    for (const auto& p : strategy_presets()) {
+        std::string sets;
+        for (const auto& [k, v] : p.settings) sets += (sets.empty() ? "" : ", ") + ("`" + k + "=" + v + "`");
+        out += "| " + p.name + " | " + sets + " | " + p.description + " |\n";
+    }
+    return out;
+}
+
+}  // namespace dlm

@@ -1,0 +1,82 @@
+#pragma once
+// Every decode setting and strategy parameter, declared once: key, type, default, range or
+// choices, unit, one-line help, and which strategies read it; the strategy presets beside them.
+// DecodeSettings, the strategy readers (StrategyParams), the CLI's help and `settings` command,
+// the app's controls and the parameter tables of docs/strategies.md are all made from this table,
+// so a default or a range cannot differ between them.
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dlm {
+
+enum class SettingType { Integer, Real, Choice, Flag, Text };
+std::string_view setting_type_name(SettingType t);  // "integer", "real", "choice", "on/off", "text"
+
+struct SettingSpec {
+    std::string key;  // "gen_length", or "<namespace>.<name>" for a strategy parameter
+    SettingType type = SettingType::Integer;
+    // The default as set() reads it. Empty when it is computed from other settings; computed_default
+    // then says how (e.g. "the decode's block length").
+    std::string default_value;
+    std::string computed_default;
+    double min = 0, max = 0;  // Integer / Real: the range; max may be +infinity
+    bool exclusive_min = false, exclusive_max = false;  // (0, 1] for top_p, ...
+    std::vector<std::string> choices;  // Choice
+    std::string label;  // a short name for a control ("SureLock ε")
+    std::string unit;   // "tokens", "steps", "%", or empty
+    std::string help;   // one line
+    // Strategy parameters: the strategies that read it (from the namespace). Decode settings
+    // (no '.') are read by every run.
+    std::vector<std::string> strategies;
+    // The task rather than the strategy: a preset leaves it as it is unless the preset names it.
+    bool task = false;
+    bool log_scale = false;  // a control should step it by decades (thresholds like ε)...
+    double typical_min = 0, typical_max = 0;  // ...over this range (typed values may go past it)
+    // When this setting is not given but `follows` is, it takes that setting's value (steps
+    // follows gen_length: one step per token).
+    std::string follows;
+
+    bool is_parameter() const { return key.find('.') != std::string::npos; }
+    std::string_view name_space() const;  // "surelock" for "surelock.epsilon", "" for a decode setting
+};
+
+inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+// Decode settings first (in the order a control panel shows them), then strategy parameters
+// grouped by namespace.
+const std::vector<SettingSpec>& settings_schema();
+// "[0, 1]", "(0, 1]", "[0, inf)" for numbers; "a|b|c" for choices and switches; "text".
+std::string setting_range_text(const SettingSpec& s);
+// nullptr for a key the schema does not declare.
+const SettingSpec* find_setting_spec(std::string_view key);
+// Throws std::logic_error for an undeclared key: the engine's own readers name only declared keys.
+const SettingSpec& setting_spec(std::string_view key);
+
+// The strategies whose builder reads the `<ns>.*` parameters.
+const std::vector<std::string>& strategies_reading(std::string_view name_space);
+// Parameter namespaces per strategy ("surelock+selection" -> {"selection", "surelock"}).
+std::set<std::string> namespaces_of(std::string_view strategy);
+
+// A named starting point. Applying one gives every setting it names its value, every other
+// non-task setting its schema default, and drops strategy parameters it does not name; task
+// settings (gen length, steps, block length, seed, trace detail) stay unless it names them.
+struct StrategyPreset {
+    std::string name;
+    std::string description;
+    std::map<std::string, std::string> settings;
+};
+const std::vector<StrategyPreset>& strategy_presets();
+std::map<std::string, std::string> apply_preset(const std::map<std::string, std::string>& current,
+                                                const StrategyPreset& preset);
+// The decode settings (no parameters) at their schema defaults, as key -> value text.
+std::map<std::string, std::string> default_settings();
+
+// The parameter and setting tables as markdown (docs/strategies.md carries this text between
+// its "settings-schema" markers; a test keeps the two equal).
+std::string settings_markdown();
+
+}  // namespace dlm

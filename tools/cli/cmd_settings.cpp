@@ -1,0 +1,65 @@
+// dlmscope-cli settings: every decode setting and strategy parameter from the engine's schema,
+// with type, default, range and meaning; --markdown prints the tables docs/strategies.md carries.
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "decode/settings_schema.h"
+
+namespace dlm::cli {
+
+namespace {
+
+const CommandSpec& settings_spec() {
+    static const CommandSpec spec{
+        "settings",
+        "[KEY] [--markdown]",
+        "List every decode setting and strategy parameter (type, default, range, meaning).",
+        "With KEY, only that setting. The same table drives --set, the app's controls and\n"
+        "docs/strategies.md.",
+        {{"markdown", "", "print the markdown tables of docs/strategies.md"}},
+        0,
+        1,
+        "KEY",
+    };
+    return spec;
+}
+
+void print_one(const SettingSpec& s) {
+    std::cout << s.key << "  (" << setting_type_name(s.type) << ", " << setting_range_text(s) << ")\n"
+              << "    default: " << (s.default_value.empty() ? s.computed_default : s.default_value);
+    if (!s.follows.empty()) std::cout << " (follows " << s.follows << " when not given)";
+    std::cout << '\n' << "    " << s.help;
+    if (!s.unit.empty()) std::cout << " [" << s.unit << "]";
+    std::cout << '\n';
+    if (!s.strategies.empty()) {
+        std::cout << "    read by:";
+        for (const auto& r : s.strategies) std::cout << ' ' << r;
+        std::cout << '\n';
+    }
+}
+
+}  // namespace
+
+int settings_main(std::span<const std::string> args) {
+    const CommandSpec& spec = settings_spec();
+    const ParsedArgs a = parse_args(spec, args);
+    if (a.help_requested()) {
+        std::cout << format_help(spec);
+        return kExitOk;
+    }
+    if (a.flag("markdown")) {
+        std::cout << settings_markdown();
+        return kExitOk;
+    }
+    if (!a.positionals().empty()) {
+        const SettingSpec* s = find_setting_spec(a.positionals()[0]);
+        if (!s) throw UsageError("unknown setting '" + a.positionals()[0] + "' (dlmscope-cli settings lists them)");
+        print_one(*s);
+        return kExitOk;
+    }
+    for (const auto& s : settings_schema()) print_one(s);
+    return kExitOk;
+}
+
+}  // namespace dlm::cli
