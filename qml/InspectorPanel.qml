@@ -20,10 +20,10 @@ Rectangle {
     readonly property real candidateWidth: {
         const c = info.current ? info.current.candidates : []
         let w = 40
-        for (let i = 0; i < c.length; ++i) { candidateMetrics.text = c[i].text; w = Math.max(w, candidateMetrics.advanceWidth + 4) }
+        for (let i = 0; i < c.length; ++i) w = Math.max(w, candidateMetrics.advanceWidth(c[i].text) + 4)
         return Math.min(w, 170)
     }
-    TextMetrics { id: candidateMetrics; font.family: Theme.mono; font.pixelSize: Theme.small }
+    FontMetrics { id: candidateMetrics; font.family: Theme.mono; font.pixelSize: Theme.small }
     color: Theme.panelRaised
     border.color: Theme.border
     radius: Theme.radius

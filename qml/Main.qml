@@ -70,6 +70,18 @@ ApplicationWindow {
         property alias chartsWidth: charts.width
     }
 
+    // The path a save dialog chose, or "" (with an error shown) when no file name was typed: the
+    // dialog then returns just ".<suffix>", which would land in the working directory.
+    function savePath(url, suffix) {
+        const path = App.toLocalPath(url)
+        const name = path.split("/").pop()
+        if (name === "" || name === "." + suffix || !path.startsWith("/")) {
+            App.reportError(qsTr("No file name was given; nothing was saved."))
+            return ""
+        }
+        return path
+    }
+
     FolderDialog {
         id: modelDialog
         objectName: "modelDialog"
@@ -90,7 +102,7 @@ ApplicationWindow {
         fileMode: FileDialog.SaveFile
         defaultSuffix: "ndjson"
         nameFilters: [qsTr("dlmscope traces (*.ndjson)")]
-        onAccepted: App.saveTrace(selectedFile)
+        onAccepted: { const path = window.savePath(selectedFile, defaultSuffix); if (path !== "") App.saveTrace(path) }
     }
     FileDialog {
         id: exportDialog
@@ -101,7 +113,8 @@ ApplicationWindow {
         defaultSuffix: what === "csv" ? "csv" : "png"
         nameFilters: what === "csv" ? [qsTr("CSV (*.csv)")] : [qsTr("PNG (*.png)")]
         onAccepted: {
-            const path = App.toLocalPath(selectedFile)
+            const path = window.savePath(selectedFile, defaultSuffix)
+            if (path === "") return
             if (what === "csv") App.exportCsv(path)
             else if (!(what === "grid" ? mainGrid.grid : heatmaps.heatmap).saveImage(path)) App.reportError(qsTr("Could not write %1").arg(path))
             else App.reportStatus(qsTr("Exported the %1 to %2").arg(what === "grid" ? qsTr("grid") : qsTr("heatmap")).arg(path))
@@ -155,8 +168,8 @@ ApplicationWindow {
                 ToolTip.text: qsTr("Decode A (the settings) and B (the compare preset) side by side"); ToolTip.visible: hovered
             }
             ToolSeparator {}
-            Button { text: qsTr("Open trace…"); onClicked: openTraceDialog.open() }
-            Button { text: qsTr("Save trace…"); enabled: App.run.hasRun && !App.running; onClicked: saveTraceDialog.open() }
+            Button { objectName: "openTraceButton"; text: qsTr("Open trace…"); onClicked: openTraceDialog.open() }
+            Button { objectName: "saveTraceButton"; text: qsTr("Save trace…"); enabled: App.run.hasRun && !App.running; onClicked: saveTraceDialog.open() }
             Button {
                 objectName: "exportButton"
                 text: qsTr("Export ▾")
@@ -164,9 +177,9 @@ ApplicationWindow {
                 onClicked: exportMenu.popup()
                 Menu {
                     id: exportMenu
-                    MenuItem { text: qsTr("Grid as PNG…"); onTriggered: { exportDialog.what = "grid"; exportDialog.open() } }
-                    MenuItem { text: qsTr("Heatmap as PNG…"); onTriggered: { exportDialog.what = "heatmap"; exportDialog.open() } }
-                    MenuItem { text: qsTr("Per-step statistics as CSV…"); onTriggered: { exportDialog.what = "csv"; exportDialog.open() } }
+                    MenuItem { objectName: "exportGridItem"; text: qsTr("Grid as PNG…"); onTriggered: { exportDialog.what = "grid"; exportDialog.open() } }
+                    MenuItem { objectName: "exportHeatmapItem"; text: qsTr("Heatmap as PNG…"); onTriggered: { exportDialog.what = "heatmap"; exportDialog.open() } }
+                    MenuItem { objectName: "exportCsvItem"; text: qsTr("Per-step statistics as CSV…"); onTriggered: { exportDialog.what = "csv"; exportDialog.open() } }
                 }
             }
             Item { Layout.fillWidth: true }

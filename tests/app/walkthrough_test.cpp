@@ -1,0 +1,271 @@
+// The user's path through the app in a real X window (Xvfb), by mouse and keyboard: run, every
+// preset, scrub, inspect, compare from the toolbar, save and reopen a trace, each export, the
+// model picker on a good and a bad folder, and a 1024 x 700 window. Clicks go through Qt's event
+// delivery to the items a user would click; the file dialogs are the app's own Qt Quick dialogs,
+// given a path and accepted. Skipped (with a message) without an X display or the embedded model.
+#include <QApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QQmlApplicationEngine>
+#include <QQuickItem>
+#include <QQuickWindow>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtQml/qqmlextensionplugin.h>
+#include <QtTest>
+
+#include "app_controller.h"
+#include "denoise_grid_item.h"
+
+Q_IMPORT_QML_PLUGIN(DlmscopePlugin)
+
+namespace {
+
+QString modelDir() { return QStringLiteral(DLM_SOURCE_DIR "/resources/models/tiny-mdlm"); }
+QString outDir() {
+    const QString d = qEnvironmentVariable("DLM_TEST_OUT", QDir::tempPath()) + "/walkthrough";
+    QDir().mkpath(d);
+    return d;
+}
+
+}  // namespace
+
+class Walkthrough : public QObject {
+    Q_OBJECT
+    AppController* c_ = nullptr;
+    QQmlApplicationEngine* engine_ = nullptr;
+    QQuickWindow* win_ = nullptr;
+
+    template <class T = QQuickItem> T* find(const char* name) {
+        auto* o = win_->findChild<T*>(QString::fromLatin1(name));
+        if (!o) qWarning("no item named %s", name);
+        return o;
+    }
+    QPoint centreOf(QQuickItem* item) { return item->mapToScene(QPointF(item->width() / 2, item->height() / 2)).toPoint(); }
+    void click(QQuickItem* item) {
+        QVERIFY(item);
+        QVERIFY2(item->isVisible() && item->isEnabled(), qPrintable(item->objectName() + " is not clickable"));
+        QTest::mouseClick(win_, Qt::LeftButton, {}, centreOf(item));
+    }
+    void clickNamed(const char* name) { click(find(name)); }
+    bool waitRun(int ms = 120000) {
+        return QTest::qWaitFor([&] { return !c_->running(); }, ms) && c_->errorString().isEmpty();
+    }
+    // A file dialog of the app, opened by the user's click: in its folder (set as the breadcrumb
+    // bar would), the file picked, or for saving its name typed into the dialog's name field; then
+    // accepted.
+    void acceptDialog(const char* name, const char* property, const QString& path) {
+        QObject* dialog = win_->findChild<QObject*>(QString::fromLatin1(name));
+        QVERIFY2(dialog, name);
+        QTRY_VERIFY2_WITH_TIMEOUT(dialog->property("visible").toBool(), name, 5000);
+        const QFileInfo fi(path);
+        if (QByteArray(property) == "selectedFolder") {
+            QVERIFY(dialog->setProperty("currentFolder", QUrl::fromLocalFile(fi.absolutePath())));
+            QVERIFY(dialog->setProperty(property, QUrl::fromLocalFile(path)));
+        } else {
+            QVERIFY(dialog->setProperty("currentFolder", QUrl::fromLocalFile(fi.absolutePath())));
+            // The name field of the dialog on screen (each dialog has its own, hidden unless saving).
+            QQuickItem* field = nullptr;
+            for (auto* f : win_->findChildren<QQuickItem*>(QStringLiteral("fileNameTextField")))
+                if (f->isVisible()) field = f;
+            if (field && field->isVisible()) {  // a save dialog: type the name
+                QTest::qWait(300);
+                field->forceActiveFocus();
+                field->setProperty("text", QString());
+                for (const QChar ch : fi.fileName()) QTest::keyClick(win_, ch.toLatin1());
+                QCOMPARE(field->property("text").toString(), fi.fileName());
+                QTest::keyClick(win_, Qt::Key_Return);  // as a user confirms the name
+            } else {
+                QVERIFY(dialog->setProperty(property, QUrl::fromLocalFile(path)));
+            }
+        }
+        QTest::qWait(100);
+        if (dialog->property("visible").toBool()) QVERIFY(QMetaObject::invokeMethod(dialog, "accept"));
+        QTRY_VERIFY2_WITH_TIMEOUT(!dialog->property("visible").toBool(), name, 5000);
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        if (QGuiApplication::platformName() != QLatin1String("xcb"))
+            QSKIP(qPrintable("needs an X display (platform is " + QGuiApplication::platformName() +
+                             "); ctest runs it under xvfb-run"));
+        if (!QFileInfo::exists(modelDir() + "/config.json"))
+            QSKIP(qPrintable("the embedded default model is missing: " + modelDir()));
+        QSettings().clear();
+        c_ = new AppController(AppController::Options{false, false});
+        AppController::setInstance(c_);
+        engine_ = new QQmlApplicationEngine;
+        engine_->addImportPath(QStringLiteral("qrc:/"));
+        engine_->load(QUrl(QStringLiteral("qrc:/Dlmscope/Main.qml")));
+        QVERIFY(!engine_->rootObjects().isEmpty());
+        win_ = qobject_cast<QQuickWindow*>(engine_->rootObjects().first());
+        QVERIFY(win_);
+        QVERIFY(QTest::qWaitForWindowExposed(win_));
+        win_->requestActivate();  // no window manager under Xvfb: shortcuts need an active window
+        QVERIFY(QTest::qWaitForWindowActive(win_));
+        c_->loadModel(modelDir());  // what main() does at start-up
+        QTRY_VERIFY_WITH_TIMEOUT(c_->modelLoaded() && c_->canRun(), 60000);
+    }
+    void cleanupTestCase() {
+        delete engine_;
+        AppController::setInstance(nullptr);
+        delete c_;
+    }
+
+    void runFromTheToolbar() {
+        c_->useExample(1);  // a short canvas keeps the walk quick
+        QTRY_VERIFY_WITH_TIMEOUT(c_->canRun() && find("runButton")->isEnabled(), 10000);
+        clickNamed("runButton");
+        QTRY_VERIFY_WITH_TIMEOUT(c_->running() || c_->run()->complete(), 5000);
+        QVERIFY2(waitRun(), qPrintable(c_->errorString()));
+        QVERIFY(c_->run()->complete());
+        QVERIFY(find("verdictBadge")->isVisible());
+        win_->grabWindow().save(outDir() + "/1-run.png");
+    }
+
+    // Each preset, chosen with the keyboard on the preset box, decodes without an error.
+    void everyPresetRuns() {
+        auto* box = find("presetBox");
+        QVERIFY(box);
+        const int presets = c_->presets().size();
+        for (int i = 0; i < presets; ++i) {
+            box->forceActiveFocus();
+            if (i == 0) {
+                QTest::keyClick(win_, Qt::Key_Home);
+            } else {
+                QTest::keyClick(win_, Qt::Key_Down);
+            }
+            QTRY_COMPARE_WITH_TIMEOUT(c_->presetIndex(), i, 5000);
+            const QString name = c_->presets()[i].toMap().value("name").toString();
+            QTRY_VERIFY2_WITH_TIMEOUT(c_->canRun() && find("runButton")->isEnabled(), qPrintable(name), 10000);
+            clickNamed("runButton");
+            QVERIFY2(waitRun(), qPrintable(name + ": " + c_->errorString()));
+            QVERIFY2(c_->run()->complete() && c_->run()->stepCount() > 0, qPrintable(name));
+            QCOMPARE(c_->run()->strategy(), c_->settings().value("strategy").toString());
+        }
+        box->forceActiveFocus();
+        QTest::keyClick(win_, Qt::Key_Home);
+        QTRY_COMPARE(c_->presetIndex(), 0);
+        clickNamed("runButton");
+        QVERIFY(waitRun());
+    }
+
+    // Dragging the scrubber shows an earlier step; a click on a cell opens the inspector and Esc
+    // closes it.
+    void scrubAndInspect() {
+        auto* scrubber = find("scrubber");
+        QVERIFY(scrubber);
+        const int last = c_->run()->stepCount() - 1;
+        QCOMPARE(c_->run()->viewStep(), last);
+        const QPointF a = scrubber->mapToScene(QPointF(scrubber->width() - 4, scrubber->height() / 2));
+        const QPointF b = scrubber->mapToScene(QPointF(scrubber->width() * 0.3, scrubber->height() / 2));
+        QTest::mousePress(win_, Qt::LeftButton, {}, a.toPoint());
+        QTest::mouseMove(win_, ((a + b) / 2).toPoint());
+        QTest::mouseMove(win_, b.toPoint());
+        QTest::mouseRelease(win_, Qt::LeftButton, {}, b.toPoint());
+        QTRY_VERIFY(c_->run()->viewStep() < last);
+        QVERIFY(c_->run()->viewStep() > 0);
+
+        auto* grid = find<DenoiseGridItem>("denoiseGrid");
+        QVERIFY(grid);
+        const QRectF cell = grid->cellRect(3);
+        QTest::mouseClick(win_, Qt::LeftButton, {}, grid->mapToScene(cell.center()).toPoint());
+        auto* inspector = find("inspector");
+        QTRY_VERIFY(inspector->isVisible());
+        QCOMPARE(inspector->property("position").toInt(), 3);
+        win_->grabWindow().save(outDir() + "/2-inspector.png");
+        QTest::keyClick(win_, Qt::Key_Escape);
+        QTRY_VERIFY(!inspector->isVisible());
+    }
+
+    void compareFromTheToolbar() {
+        clickNamed("compareButton");
+        QTRY_VERIFY_WITH_TIMEOUT(c_->compareMode(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(c_->run()->complete() && c_->compareRun()->complete() && !c_->running(), 120000);
+        QVERIFY2(c_->errorString().isEmpty(), qPrintable(c_->errorString()));
+        QVERIFY(!c_->compareSummary().isEmpty());
+        win_->grabWindow().save(outDir() + "/3-compare.png");
+        clickNamed("compareButton");
+        QTRY_VERIFY(!c_->compareMode());
+    }
+
+    void saveAndReopenATrace() {
+        const QString path = outDir() + "/walk.ndjson";
+        QFile::remove(path);
+        const int steps = c_->run()->stepCount();
+        clickNamed("saveTraceButton");
+        acceptDialog("saveTraceDialog", "selectedFile", path);
+        QTRY_VERIFY2(QFileInfo(path).size() > 0, qPrintable(c_->status() + " | " + c_->errorString() + " | " +
+            win_->findChild<QObject*>("saveTraceDialog")->property("selectedFile").toString()));
+        clickNamed("openTraceButton");
+        acceptDialog("openTraceDialog", "selectedFile", path);
+        QTRY_VERIFY(c_->status().contains("walk.ndjson"));
+        QCOMPARE(c_->run()->stepCount(), steps);
+        QVERIFY(c_->run()->complete());
+    }
+
+    // Each item of the Export menu writes its file and says so in the status line.
+    void everyExport() {
+        const struct {
+            const char* item;
+            const char* file;
+        } exports[] = {{"exportGridItem", "grid.png"}, {"exportHeatmapItem", "heatmap.png"}, {"exportCsvItem", "steps.csv"}};
+        for (const auto& e : exports) {
+            const QString path = outDir() + "/" + e.file;
+            QFile::remove(path);
+            clickNamed("exportButton");
+            auto* item = find(e.item);
+            QTRY_VERIFY2_WITH_TIMEOUT(item && item->isVisible(), e.item, 5000);
+            QTest::qWait(300);  // the menu's open transition
+            click(item);
+            acceptDialog("exportDialog", "selectedFile", path);
+            QTRY_VERIFY2(QFileInfo(path).size() > 0, e.file);
+            QTRY_VERIFY2(c_->status().contains(e.file), qPrintable(c_->status()));
+        }
+    }
+
+    // The model picker: a folder that is not a checkpoint is refused with a banner and the model
+    // stays; the embedded folder loads.
+    void modelPicker() {
+        QTemporaryDir empty;
+        clickNamed("modelButton");
+        acceptDialog("modelDialog", "selectedFolder", empty.path());
+        QTRY_VERIFY_WITH_TIMEOUT(!c_->loading() && !c_->errorString().isEmpty(), 30000);
+        QVERIFY(find("dismissButton")->isVisible());
+        QVERIFY(c_->modelLoaded());
+        clickNamed("dismissButton");
+        QTRY_VERIFY(c_->errorString().isEmpty());
+        clickNamed("modelButton");
+        acceptDialog("modelDialog", "selectedFolder", modelDir());
+        QTRY_VERIFY_WITH_TIMEOUT(!c_->loading() && c_->modelLoaded(), 60000);
+        QVERIFY2(c_->errorString().isEmpty(), qPrintable(c_->errorString()));
+        QTRY_VERIFY_WITH_TIMEOUT(c_->canRun(), 10000);
+    }
+
+    void smallWindow() {
+        win_->resize(1024, 700);
+        QTRY_COMPARE(win_->width(), 1024);
+        QTest::qWait(300);
+        const QRectF window(0, 0, win_->width(), win_->height());
+        for (const char* name : {"runButton", "exportButton", "statusLabel", "denoiseGrid", "chartsPanel"}) {
+            auto* item = find(name);
+            QVERIFY2(item, name);
+            const QRectF r = item->mapRectToScene(QRectF(0, 0, item->width(), item->height()));
+            QVERIFY2(window.contains(r), name);
+        }
+        clickNamed("runButton");
+        QVERIFY(waitRun());
+        win_->grabWindow().save(outDir() + "/4-small.png");
+    }
+};
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("dlmscope-tests"));
+    QApplication::setApplicationName(QStringLiteral("dlmscope-walkthrough"));
+    Walkthrough t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "walkthrough_test.moc"
