@@ -74,6 +74,15 @@ bool looksSpecial(const std::string& t) {
     return (t.front() == '<' && t.back() == '>') || (t.front() == '[' && t.back() == ']' && t.size() <= 12);
 }
 
+QString specialName(const QString& t) {
+    for (const auto& [open, close] : {std::pair{QStringLiteral("<|"), QStringLiteral("|>")},
+                                      std::pair{QStringLiteral("<"), QStringLiteral(">")},
+                                      std::pair{QStringLiteral("["), QStringLiteral("]")}})
+        if (t.size() > open.size() + close.size() && t.startsWith(open) && t.endsWith(close))
+            return t.mid(open.size(), t.size() - open.size() - close.size());
+    return t;
+}
+
 DisplayToken displayToken(const std::string& raw, bool special) {
     DisplayToken out;
     out.special = special;

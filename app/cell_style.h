@@ -32,6 +32,9 @@ struct DisplayToken {
 // tab '⇥', control characters '␀'-style pictures, an empty string '∅'. Special tokens keep their
 // literal piece and are flagged for the pill style. Invalid UTF-8 bytes show as U+FFFD.
 DisplayToken displayToken(const std::string& text, bool special);
+// A special token's name inside its delimiters ("endoftext" for "<|endoftext|>", "s" for "<s>",
+// "CLS" for "[CLS]"): the grid draws it in a pill, which already says it is special.
+QString specialName(const QString& token);
 // Heuristic for traces: a piece looking like <...>, <|...|> or [...] is a special token.
 bool looksSpecial(const std::string& text);
 

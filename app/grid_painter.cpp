@@ -65,18 +65,30 @@ void GridPainter::paintCell(QPainter& g, const QRectF& r, const dlm::PositionTra
         const auto tok = cell_style::displayToken(p->text, special);
         g.setFont(font_);
         QRectF tr = r.adjusted(4, 0, -8, 0);
-        if (special) {  // a pill: special tokens are visibly not text
-            QFontMetricsF fm(font_);
-            const double w = std::min(tr.width(), fm.horizontalAdvance(tok.text) + 8);
-            QRectF pill(tr.left(), r.top() + 3, w, r.height() - 6);
+        if (special) {
+            // A pill: special tokens are visibly not text. It shows the name inside the delimiters
+            // ("endoftext" for <|endoftext|>), in the largest size down to 8 px that fits whole.
+            const QString name = cell_style::specialName(tok.text);
+            QFont f = font_;
+            for (int px = 11; px >= 8; --px) {
+                f.setPixelSize(px);
+                if (QFontMetricsF(f).horizontalAdvance(name) + 8 <= r.width() - 6) break;
+            }
+            const QFontMetricsF fm(f);
+            const double w = std::min(r.width() - 6, fm.horizontalAdvance(name) + 8);
+            QRectF pill(r.left() + 2, r.top() + 3, w, r.height() - 6);
             g.setPen(QPen(cell_style::textColor(), 1));
             g.setBrush(Qt::NoBrush);
             g.drawRoundedRect(pill, pill.height() / 2, pill.height() / 2);
-            tr = pill.adjusted(4, 0, -2, 0);
+            g.setFont(f);
+            g.drawText(pill.adjusted(4, 0, -3, 0), Qt::AlignVCenter | Qt::AlignHCenter,
+                       fm.elidedText(name, Qt::ElideMiddle, pill.width() - 7));
+            g.setFont(font_);
+        } else {
+            g.setPen(cell_style::textColor());
+            QFontMetricsF fm(font_);
+            g.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(tok.text, Qt::ElideRight, tr.width()));
         }
-        g.setPen(cell_style::textColor());
-        QFontMetricsF fm(font_);
-        g.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(tok.text, Qt::ElideRight, tr.width()));
     }
 
     if (blockLength > 0 && pos > 0 && pos % blockLength == 0) {  // a block starts here

@@ -176,6 +176,11 @@ private Q_SLOTS:
         QVERIFY(eot.special);
         QCOMPARE(eot.text, QStringLiteral("<|eot|>"));
         QVERIFY(cell_style::looksSpecial("<|endoftext|>"));
+        // The grid's pill shows the name inside the delimiters (whole, not "<|end…").
+        QCOMPARE(cell_style::specialName("<|endoftext|>"), QStringLiteral("endoftext"));
+        QCOMPARE(cell_style::specialName("<s>"), QStringLiteral("s"));
+        QCOMPARE(cell_style::specialName("[CLS]"), QStringLiteral("CLS"));
+        QCOMPARE(cell_style::specialName("<>"), QStringLiteral("<>"));
         QVERIFY(!cell_style::looksSpecial("<"));
         // The six states are distinguishable.
         QSet<QRgb> colours;
