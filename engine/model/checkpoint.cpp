@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "model/folder_links.h"
 #include "util/error.h"
 #include "util/input_limits.h"
 #include "util/json_depth.h"
@@ -89,6 +90,7 @@ Checkpoint load_checkpoint(const fs::path& dir) {
     std::error_code ec;
     if (!fs::exists(dir, ec)) throw Error(dir.string() + ": no such folder");
     if (!fs::is_directory(dir, ec)) throw Error(dir.string() + ": not a folder (pass the checkpoint folder)");
+    check_folder_links(dir);
     const fs::path config_path = dir / "config.json";
     if (!fs::is_regular_file(config_path, ec)) {
         throw Error(dir.string() + ": no config.json (is this a Hugging Face checkpoint folder?)");

@@ -100,6 +100,37 @@ TEST_F(ModelCheckpoint, MaskIdMissingEverywhere) {
     expect_error([&] { load_checkpoint(dir.path()); }, {"config.json", "\"mask_token_id\" is missing"});
 }
 
+// Links may stay inside the folder, or (a Hugging Face cache snapshot) point into the
+// repository's blobs; a link that leads elsewhere is refused before any byte is read.
+TEST_F(ModelCheckpoint, LinksMayNotLeaveTheFolder) {
+    namespace fs = std::filesystem;
+    write_checkpoint(tiny_llada_config());
+    // Inside the folder: fine.
+    fs::rename(dir.path() / "tokenizer.json", dir.path() / "tok.json");
+    fs::create_symlink("tok.json", dir.path() / "tokenizer.json");
+    EXPECT_NO_THROW(load_checkpoint(dir.path()));
+    // Out of it: refused, naming the link and its target, never echoing the target's bytes.
+    TempDir outside;
+    test::write_file(outside.path() / "secret.txt", "root:x:0:0");
+    fs::create_symlink(outside.path() / "secret.txt", dir.path() / "model.safetensors.index.json");
+    const std::string msg = expect_error([&] { load_checkpoint(dir.path()); },
+                                         {"model.safetensors.index.json", "a link to", "outside the model folder"});
+    EXPECT_EQ(msg.find("root:x"), std::string::npos);
+    fs::remove(dir.path() / "model.safetensors.index.json");
+
+    // A Hugging Face cache: <repo>/snapshots/<rev>/<file> -> ../../blobs/<hash>.
+    TempDir cache;
+    const fs::path repo = cache.path() / "models--org--tiny";
+    fs::create_directories(repo / "blobs");
+    fs::create_directories(repo / "snapshots" / "abc123");
+    for (const char* name : {"config.json", "tok.json", "model.safetensors"}) {
+        fs::copy_file(dir.path() / name, repo / "blobs" / (std::string("blob-") + name));
+        fs::create_symlink(fs::path("../../blobs") / (std::string("blob-") + name), repo / "snapshots" / "abc123" / name);
+    }
+    fs::create_symlink("../../blobs/blob-tok.json", repo / "snapshots" / "abc123" / "tokenizer.json");
+    EXPECT_NO_THROW(load_checkpoint(repo / "snapshots" / "abc123"));
+}
+
 TEST_F(ModelCheckpoint, FolderProblems) {
     expect_error([&] { load_checkpoint(dir / "absent"); }, {"absent", "no such folder"});
     test::write_file(dir / "file.txt", "x");
