@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "decode/settings_schema.h"
+#include "util/machine_memory.h"
 #include "util/error.h"
 
 namespace dlm {
@@ -264,6 +265,24 @@ std::vector<SettingsIssue> validate(const DecodeSettings& s, const ModelConfig& 
         error("gen_length", "prompt (" + std::to_string(prompt_len) + " tokens) + gen_length (" +
                                 std::to_string(s.gen_length) + ") = " + std::to_string(prompt_len + s.gen_length) +
                                 " exceeds the model's context of " + std::to_string(config.max_seq_len) + " tokens");
+    // One step holds the logits of every masked row (x2 with CFG) over the whole vocabulary in fp32,
+    // plus the KL store when it is kept. Past half the machine's memory the system would kill the
+    // run (Linux overcommits; no allocation fails first), so it is refused here, with the numbers.
+    if (s.gen_length > 0 && config.vocab_size > 0) {
+        const double vocab = double(config.vocab_size);
+        double bytes = double(s.gen_length) * (s.cfg_scale > 0 ? 2.0 : 1.0) * vocab * sizeof(float);
+        if (prompt_len > 0 && effective_track_kl(s, config, prompt_len)) bytes += vocab * double(prompt_len + s.gen_length) * sizeof(float);
+        const double ram = physical_memory_bytes();
+        if (ram > 0 && bytes > 0.5 * ram) {
+            char buf[256];
+            std::snprintf(buf, sizeof buf,
+                          "gen_length %d needs %.1f GB for one step's logits (%d rows x %d vocabulary x 4 bytes%s), "
+                          "more than half of this machine's %.1f GB; use a shorter gen_length",
+                          s.gen_length, bytes / 1e9, s.gen_length * (s.cfg_scale > 0 ? 2 : 1), config.vocab_size,
+                          s.cfg_scale > 0 ? ", CFG doubles the rows" : "", ram / 1e9);
+            error("gen_length", buf);
+        }
+    }
     if (config.family == Family::Dream && prompt_len + s.gen_length > 2048)
         warning("gen_length", "Dream is documented for a context (prompt + output) of at most 2048 tokens; "
                               "quality beyond that is untested");

@@ -112,6 +112,21 @@ TEST(DecodeSettings, DefaultsAreValidForBothFamilies) {
     EXPECT_FALSE(has_errors(validate(s, test::fake_config(Family::Dream), 10)));
 }
 
+// A canvas whose logits would not fit in memory is refused before the run, with the numbers
+// (Dream's vocabulary at gen_length 2^20 needs 638 GB per step; the system would kill the run).
+TEST(DecodeSettings, LogitsThatCannotFitAreRefusedUpFront) {
+    auto c = test::fake_config(Family::Dream);
+    c.vocab_size = 152064;
+    c.max_seq_len = 1 << 22;
+    DecodeSettings s;
+    s.sampler = SamplerFamily::Dream;
+    s.gen_length = s.steps = 1 << 20;
+    s.track_kl = TrackKl::Off;
+    EXPECT_TRUE(mentions(validate(s, c, 10), kError, "gen_length", "GB for one step's logits"));
+    s.gen_length = s.steps = 256;
+    EXPECT_FALSE(mentions(validate(s, c, 10), kError, "gen_length", "GB for one step's logits"));
+}
+
 TEST(DecodeSettings, BlockAndStepDivisibility) {
     const auto c = test::fake_config();
     DecodeSettings s;
