@@ -45,7 +45,7 @@ std::vector<EvalExample> parse_eval_jsonl(const std::string& text, const std::st
         nlohmann::json j;
         try {
             j = nlohmann::json::parse(line);
-        } catch (const nlohmann::json::parse_error& e) {
+        } catch (const nlohmann::json::exception& e) {
             throw Error(where + ": not valid JSON (" + std::string(e.what()) + ")");
         }
         if (!j.is_object()) throw Error(where + ": expected a JSON object");

@@ -100,7 +100,7 @@ Checkpoint load_checkpoint(const fs::path& dir) {
     json config;
     try {
         config = json::parse(config_text);
-    } catch (const json::parse_error&) {
+    } catch (const json::exception&) {
         load_model_config(config_path);  // throws the standard, file-named message
         throw;                           // unreachable: the parse above failed the same way
     }

@@ -342,7 +342,7 @@ ModelConfig parse_model_config(std::string_view json_text, const std::string& so
     json j;
     try {
         j = json::parse(json_text.begin(), json_text.end());
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw Error(source + ": not valid JSON (" + e.what() + ")");
     }
     if (!j.is_object()) throw Error(source + ": expected a JSON object, found " + std::string(j.type_name()));

@@ -164,7 +164,8 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : path_(path
             }
             continue;
         }
-        auto bad = [&](const std::string& what) { return fail("tensor \"" + name + "\": " + what); };
+        const std::string& tensor = name;  // a structured binding cannot be captured before C++20 compilers caught up
+        auto bad = [&](const std::string& what) { return fail("tensor \"" + tensor + "\": " + what); };
         if (!entry.is_object()) throw bad("entry must be an object with dtype, shape and data_offsets");
         if (!entry.contains("dtype") || !entry.at("dtype").is_string()) throw bad("missing or non-string \"dtype\"");
         if (!entry.contains("shape") || !entry.at("shape").is_array()) throw bad("missing or non-list \"shape\"");

@@ -68,7 +68,7 @@ std::shared_ptr<WeightStore> WeightStore::open(const fs::path& dir) {
     json index;
     try {
         index = json::parse(index_text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw Error(where + ": not valid JSON (" + e.what() + ")");
     }
     if (!index.is_object()) throw Error(where + ": expected a JSON object");

@@ -27,7 +27,7 @@ json read_json_file(const fs::path& p, uint64_t limit, const char* what) {
     check_json_depth(text, p.string());
     try {
         return json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw Error(p.string() + ": not valid JSON (" + e.what() + ")");
     }
 }

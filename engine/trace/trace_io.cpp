@@ -98,7 +98,7 @@ json parse_object(const std::string& line) {
     json j;
     try {
         j = json::parse(line);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
         throw Error(std::string("malformed JSON (") + e.what() + ")");
     }
     if (!j.is_object()) throw Error("expected a JSON object");

@@ -317,3 +317,16 @@ TEST(ModelConfig, ParameterCountTiedAndBiased) {
 
 }  // namespace
 }  // namespace dlm
+
+namespace dlm {
+namespace {
+
+// A number too large for a double is a refusal naming the file, not an escaping library
+// exception (found by the config.json fuzz target).
+TEST(ModelConfig, NumberOverflowIsARefusal) {
+    test::expect_error([] { parse_model_config(R"({"model_type": "llada", "eos_token_id": 15e1643})", "config.json"); },
+                       {"config.json"});
+}
+
+}  // namespace
+}  // namespace dlm
