@@ -61,7 +61,16 @@ void SeriesFeeder::append(int first, int last) {
     for (int i = first; i <= last; ++i)
         // x counts steps from 1, as the timeline does: step k is the canvas after k forwards.
         pts.append(QPointF(stats_->value(i, StepStatsModel::StepRole) + 1, stats_->value(i, role) * scale_));
-    series_->append(pts);
+    // QXYSeries::append redraws the whole line once per point it adds, so a trace of n steps
+    // opened at once cost O(n^2) (20,000 steps: minutes). Many points go in by one replace; the
+    // few of a live frame by append.
+    if (pts.size() >= 16) {
+        QList<QPointF> all = series_->points();
+        all.append(pts);
+        series_->replace(all);
+    } else {
+        series_->append(pts);
+    }
     points_ += int(pts.size());
     Q_EMIT pointsChanged();
 }

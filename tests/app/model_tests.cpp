@@ -6,6 +6,8 @@
 #include <QtTest>
 #include <tuple>
 
+#include <QLineSeries>
+
 #include "canvas_model.h"
 #include "cell_style.h"
 #include "csv_export.h"
@@ -15,6 +17,7 @@
 #include "heatmap_painter.h"
 #include "run_history.h"
 #include "run_view.h"
+#include "series_feeder.h"
 #include "step_stats_model.h"
 #include "synthetic_run.h"
 #include "text_diff.h"
@@ -312,6 +315,38 @@ private Q_SLOTS:
     }
 };
 
+// A chart line gets the points of a whole opened trace in one update: QXYSeries::append
+// redraws the line once per point, which made opening a 20,000-step trace take minutes.
+class SeriesFeederTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void aWholeTraceIsOneUpdate() {
+        auto run = makeSyntheticRun(16, 200);
+        RunHistory h;
+        h.reset(run.header);
+        for (auto& s : run.steps) h.append(s);
+        StepStatsModel m;
+        QLineSeries series;
+        QSignalSpy added(&series, &QXYSeries::pointAdded);
+        QSignalSpy replaced(&series, &QXYSeries::pointsReplaced);
+        SeriesFeeder feeder;
+        feeder.setSeries(&series);
+        feeder.setRole(QStringLiteral("wallMs"));
+        feeder.setStats(&m);
+        m.syncTo(h);
+        QCOMPARE(series.count(), 200);
+        QCOMPARE(added.count(), 0);
+        QCOMPARE(replaced.count(), 1);
+        QCOMPARE(series.at(0).x(), 1.0);  // steps are counted from 1
+        // A live frame's few points are appended.
+        auto more = makeSyntheticRun(16, 203);
+        for (int i = 200; i < 203; ++i) h.append(more.steps[size_t(i)]);
+        m.syncTo(h);
+        QCOMPARE(series.count(), 203);
+        QCOMPARE(added.count(), 3);
+    }
+};
+
 int main(int argc, char** argv) {
     QGuiApplication app(argc, argv);
     int status = 0;
@@ -332,6 +367,7 @@ int main(int argc, char** argv) {
     run(CellStyleTest());
     run(GridTest());
     run(HeatmapTest());
+    run(SeriesFeederTest());
     return status;
 }
 
