@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # dlmscope developer entry point. On a fresh Debian 12 machine:
 #   tools/dev.sh run    install what is missing, build, run the app on the embedded default model
-#   tools/dev.sh test   install what is missing, build, run every test (+ engine tests under ASan/UBSan)
-# Other verbs: deps, build, bench, asan, clean.
+#   tools/dev.sh test   install what is missing, build, run every test (+ engine tests under ASan/UBSan,
+#                       + each fuzz target for DLM_FUZZ_SECONDS, default 60)
+# Other verbs: deps, build, bench, asan, fuzz, clean.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${DLM_BUILD_DIR:-$ROOT/build}
 ASAN_BUILD=${DLM_ASAN_BUILD_DIR:-$ROOT/build/asan}
+FUZZ_BUILD=${DLM_FUZZ_BUILD_DIR:-$ROOT/build/fuzz}
 JOBS=${DLM_JOBS:-$(nproc)}
 CUDA_ARCHS=${DLM_CUDA_ARCHS:-80;90}
 # ccache keys on relative paths below the checkout, so clones in other folders share the cache.
@@ -26,6 +28,7 @@ PACKAGES=(
   qml6-module-qtquick-dialogs qml6-module-qt-labs-settings qml6-module-qtquick-shapes
   qml6-module-qtcharts qml6-module-qttest qml6-module-qt-labs-folderlistmodel
   xvfb xauth python3
+  clang libclang-rt-14-dev
 )
 
 say() { printf 'dev.sh: %s\n' "$*" >&2; }
@@ -64,6 +67,14 @@ asan() {
     ctest --test-dir "$ASAN_BUILD" -L engine --output-on-failure -j "$JOBS"
 }
 
+fuzz() {
+  # libFuzzer targets over the engine's readers (tests/fuzz), clang with ASan + UBSan.
+  CC=clang CXX=clang++ cmake -S "$ROOT" -B "$FUZZ_BUILD" -DDLM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DDLM_FUZZ_SECONDS="${DLM_FUZZ_SECONDS:-60}" >/dev/null
+  cmake --build "$FUZZ_BUILD" -j "$JOBS"
+  ctest --test-dir "$FUZZ_BUILD" -L fuzz --output-on-failure -j "$JOBS"
+}
+
 unit_tests() {
   export QT_QPA_PLATFORM=${QT_QPA_PLATFORM:-offscreen}
   ctest --test-dir "$BUILD" --output-on-failure -j "$JOBS"
@@ -98,10 +109,11 @@ shift || true
 case "$verb" in
   deps) deps ;;
   build) deps; build ;;
-  test) deps; build; unit_tests; asan ;;
+  test) deps; build; unit_tests; asan; fuzz ;;
   asan) deps; asan ;;
+  fuzz) deps; fuzz ;;
   run) deps; build; run_main "$@" ;;
   bench) deps; build; "$BUILD/tools/cli/dlmscope-cli" bench --out "$ROOT/docs/benchmarks.md" "$@" ;;
   clean) rm -rf "$BUILD" ;;
-  *) echo "usage: tools/dev.sh {run|test|build|bench|asan|deps|clean}"; exit 2 ;;
+  *) echo "usage: tools/dev.sh {run|test|build|bench|asan|fuzz|deps|clean}"; exit 2 ;;
 esac
