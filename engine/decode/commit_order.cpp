@@ -8,6 +8,14 @@
 
 namespace dlm {
 
+EosDeferral eos_deferral(const DecodeSettings& s, const ModelConfig& config) {
+    EosDeferral e;
+    e.active = s.eos == EosPolicy::ConfidenceEosEotInf;
+    e.eos = config.eos_token_id;
+    e.eot = config.eot_token_id;
+    return e;
+}
+
 double confidence_value(const RowStats& s, ConfidenceMeasure measure, ConfidenceSource source) {
     const bool raw = source != ConfidenceSource::Processed;
     double v = 0.0;

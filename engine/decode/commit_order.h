@@ -29,6 +29,8 @@ struct EosDeferral {
     int32_t eot = -1;
     bool defers(int32_t token) const { return active && token >= 0 && (token == eos || token == eot); }
 };
+// The deferral the settings ask for (eos = confidence_eos_eot_inf), with the model's EOS and EoT.
+EosDeferral eos_deferral(const DecodeSettings& s, const ModelConfig& config);
 
 struct RankedCandidate {
     int32_t pos = -1;

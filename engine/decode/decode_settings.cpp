@@ -226,8 +226,10 @@ ConfidenceSource effective_confidence(const DecodeSettings& s, const ModelConfig
 
 int effective_block_length(const DecodeSettings& s, const ModelConfig& config) {
     if (effective_sampler(s, config) == SamplerFamily::Dream) return s.gen_length;
-    return s.block_length > 0 ? s.block_length : s.gen_length;
+    return block_or_generation(s);
 }
+
+int block_or_generation(const DecodeSettings& s) { return s.block_length > 0 ? s.block_length : s.gen_length; }
 
 bool effective_track_kl(const DecodeSettings& s, const ModelConfig& config, int prompt_len) {
     if (s.track_kl != TrackKl::Auto) return s.track_kl == TrackKl::On;
@@ -330,7 +332,7 @@ std::vector<SettingsIssue> validate(const DecodeSettings& s, const ModelConfig& 
             warning("steps", "with steps >= gen_length Dream's schedule floors the first steps to 0 reveals and "
                              "reveals the remainder on the last step (the reference's behaviour)");
     } else if (s.gen_length > 0 && s.steps > 0 && s.block_length >= 0) {
-        const int block = s.block_length > 0 ? s.block_length : s.gen_length;
+        const int block = block_or_generation(s);
         if (block > s.gen_length) {
             error("block_length", "block_length " + std::to_string(block) + " is larger than gen_length " +
                                       std::to_string(s.gen_length) + " (use 0 or gen_length for a single block)");

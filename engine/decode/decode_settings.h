@@ -84,6 +84,8 @@ void apply_follow_rules(DecodeSettings& s, const std::set<std::string>& given);
 SamplerFamily effective_sampler(const DecodeSettings& s, const ModelConfig& config);
 ConfidenceSource effective_confidence(const DecodeSettings& s, const ModelConfig& config);
 int effective_block_length(const DecodeSettings& s, const ModelConfig& config);  // dream: gen_length
+// The settings' block length, or the whole generation when it is 0 (one block).
+int block_or_generation(const DecodeSettings& s);
 bool effective_track_kl(const DecodeSettings& s, const ModelConfig& config, int prompt_len);
 
 struct SettingsIssue {

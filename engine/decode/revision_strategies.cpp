@@ -14,14 +14,6 @@ namespace dlm {
 
 namespace {
 
-EosDeferral eos_deferral(const DecodeSettings& s, const ModelConfig& config) {
-    EosDeferral e;
-    e.active = s.eos == EosPolicy::ConfidenceEosEotInf;
-    e.eos = config.eos_token_id;
-    e.eot = config.eot_token_id;
-    return e;
-}
-
 void refuse_cfg(const DecodeSettings& s, const char* who, const char* why) {
     if (s.cfg_scale > 0)
         throw Error(std::string(who) + " cannot run with classifier-free guidance (" + why + "); set cfg_scale=0");
@@ -33,7 +25,7 @@ bool make_cover(const DecodeSettings& s, const ModelConfig& config, int prompt_l
     if (config.shifted_logits)
         throw Error("cover is not supported on shifted-logit models (" + std::string(family_name(config.family)) +
                     "): a seed is predicted from the row before it, which the diagonal correction does not cover");
-    const int default_block = s.block_length > 0 ? s.block_length : (s.gen_length % 64 == 0 ? 64 : s.gen_length);
+    const int default_block = s.block_length > 0 ? s.block_length : (s.gen_length % 64 == 0 ? 64 : s.gen_length);  // COVER's published block
     const int block = static_cast<int>(p.integer_or("cover.block_length", default_block));
     CoverOptions co;
     co.tau_draft = p.real("cover.tau_draft");
@@ -56,7 +48,7 @@ bool make_saber(const DecodeSettings& s, const ModelConfig& config, int prompt_l
     p.claim("saber");
     (void)config;
     SaberOptions o;
-    const int default_block = s.block_length > 0 ? s.block_length : s.gen_length;
+    const int default_block = block_or_generation(s);
     o.blocks = BlockLayout::make(prompt_len, s.gen_length,
                                  static_cast<int>(p.integer_or("saber.block_length", default_block)), "saber");
     o.n = static_cast<int>(p.integer("saber.n"));

@@ -13,8 +13,6 @@ namespace dlm {
 
 namespace {
 
-int generation_block(const DecodeSettings& s) { return s.block_length > 0 ? s.block_length : s.gen_length; }
-
 SureLockOptions read_surelock(StrategyParams& p, const ModelConfig& config) {
     p.claim("surelock");
     SureLockOptions o;
@@ -54,7 +52,7 @@ std::unique_ptr<ComputePolicy> read_freecache(StrategyParams& p, const DecodeSet
                                               int prompt_len) {
     p.claim("freecache");
     const int block = static_cast<int>(p.integer("freecache.block_length"));
-    const int b = block > 0 ? block : generation_block(s);
+    const int b = block > 0 ? block : block_or_generation(s);
     if (b == s.gen_length)
         p.warn("freecache.block_length",
                "FreeCache with one block over the whole generation freezes only the prompt; set block_length "
@@ -67,16 +65,14 @@ std::unique_ptr<UnmaskPolicy> read_threshold(StrategyParams& p, const DecodeSett
                                              int prompt_len) {
     p.claim("threshold");
     ThresholdUnmaskOptions o;
-    o.blocks = BlockLayout::make(prompt_len, s.gen_length, generation_block(s), "fast-dllm");
+    o.blocks = BlockLayout::make(prompt_len, s.gen_length, block_or_generation(s), "fast-dllm");
     if (p.has("threshold.tau") && p.has("threshold.factor"))
         throw Error("threshold.tau and threshold.factor select two different rules; set only one of them");
     o.tau = p.real("threshold.tau");
     o.factor = p.real_or("threshold.factor", 0.0);  // 0: the tau rule
     o.remasking = s.remasking;
     o.source = effective_confidence(s, config);
-    o.eos.active = s.eos == EosPolicy::ConfidenceEosEotInf;
-    o.eos.eos = config.eos_token_id;
-    o.eos.eot = config.eot_token_id;
+    o.eos = eos_deferral(s, config);
     if (s.steps != s.gen_length)
         p.warn("steps", "the threshold rule decides its own step count (at most gen_length); steps = " +
                             std::to_string(s.steps) + " is not used");
@@ -88,7 +84,7 @@ std::unique_ptr<ComputePolicy> read_kv_cache(StrategyParams& p, const DecodeSett
     p.claim("cache");
     const int refresh = static_cast<int>(p.integer("cache.refresh_every"));
     return std::make_unique<PrefixCacheCompute>(
-        BlockLayout::make(prompt_len, s.gen_length, generation_block(s), "fast-dllm cache"), mode,
+        BlockLayout::make(prompt_len, s.gen_length, block_or_generation(s), "fast-dllm cache"), mode,
         config.shifted_logits, refresh);
 }
 

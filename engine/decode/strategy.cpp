@@ -20,10 +20,7 @@ std::vector<std::string> known_strategies() {
 
 std::unique_ptr<UnmaskPolicy> make_reference_unmask(const DecodeSettings& s, const ModelConfig& config,
                                                     int prompt_len) {
-    EosDeferral eos;
-    eos.active = s.eos == EosPolicy::ConfidenceEosEotInf;
-    eos.eos = config.eos_token_id;
-    eos.eot = config.eot_token_id;
+    const EosDeferral eos = eos_deferral(s, config);
     const ConfidenceSource source = effective_confidence(s, config);
     if (effective_sampler(s, config) == SamplerFamily::Dream) {
         DreamUnmaskOptions o;
