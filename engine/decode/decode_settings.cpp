@@ -94,6 +94,11 @@ double parse_real(std::string_view key, std::string_view text) {
     return v;
 }
 
+
+constexpr int kMaxLength = 1 << 20;
+
+}  // namespace
+
 std::string format_real(double v) {
     // Shortest text that reads back to the same double.
     for (int prec = 6; prec <= 17; ++prec) {
@@ -105,10 +110,6 @@ std::string format_real(double v) {
     std::snprintf(buf, sizeof buf, "%.17g", v);
     return buf;
 }
-
-constexpr int kMaxLength = 1 << 20;
-
-}  // namespace
 
 std::string_view sampler_family_name(SamplerFamily v) { return name_of(kSamplerNames, v); }
 std::string_view remasking_name(Remasking v) { return name_of(kRemaskingNames, v); }

@@ -38,6 +38,9 @@ std::string_view eos_policy_name(EosPolicy v);          // "none", "logits_eos_i
 std::string_view confidence_source_name(ConfidenceSource v);  // "auto", "raw", "processed"
 std::string_view track_kl_name(TrackKl v);              // "auto", "on", "off"
 
+// The shortest text that reads back to the same double ("0.7", "1e-05"), as to_map() writes reals.
+std::string format_real(double v);
+
 inline constexpr double kAutoKlBudgetBytes = 256.0 * 1024 * 1024;
 
 struct DecodeSettings {

@@ -395,3 +395,36 @@ TEST(CliTinyMdlm, EvalReportsWhenAnswerDigitsAreRevealed) {
 
 }  // namespace
 }  // namespace dlm::cli_test
+
+namespace dlm::cli_test {
+namespace {
+
+// A checkpoint's generation_config.json gives the sampling defaults; the command line wins over
+// them; the task's size it publishes (steps) is left to the user.
+TEST(CliRunGenerationDefaults, TheModelsDefaultsLayerUnderTheCommandLine) {
+    test::ScratchDir scratch{"dlm-cli-gen-defaults"};
+    const auto dir = scratch.path() / "tiny";
+    write_tiny_model(dir);
+    test::write_file(dir / "generation_config.json", R"({"temperature": 0.5, "top_k": 3, "steps": 512, "top_p": null})");
+    auto run = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = {"run", "--model", dir.string(), "--prompt", "hello", "--gen-len", "8", "--json"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return run_cli(args, scratch.path());
+    };
+    auto r = run({});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.json().at("settings").at("temperature"), "0.5");
+    EXPECT_EQ(r.json().at("settings").at("top_k"), "3");
+    EXPECT_EQ(r.json().at("settings").at("top_p"), "1");   // null: the schema's default
+    EXPECT_EQ(r.json().at("settings").at("steps"), "8");   // the task's size is the user's
+    r = run({"--temperature", "0", "--set", "top_k=0"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.json().at("settings").at("temperature"), "0");
+    EXPECT_EQ(r.json().at("settings").at("top_k"), "0");
+    const auto inspect = run_cli({"inspect", dir.string()}, scratch.path());
+    EXPECT_NE(inspect.out.find("temperature=0.5"), std::string::npos) << inspect.out;
+    EXPECT_NE(inspect.out.find("steps=512 is the task's size"), std::string::npos) << inspect.out;
+}
+
+}  // namespace
+}  // namespace dlm::cli_test

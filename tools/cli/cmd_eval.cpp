@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "decode/generation_defaults.h"
 #include "args.h"
 #include "compute/cpu_backend.h"
 #include "commands.h"
@@ -178,7 +179,7 @@ int eval_main(std::span<const std::string> args) {
         throw UsageError("--split must be test, heldout, paraphrase or examples, got '" + *split + "'");
     if (!split && !a.has("data")) throw UsageError("missing --split (or --data FILE)");
     const long long limit = a.get_int("limit", 1, 1'000'000'000).value_or(0);
-    const DecodeSettings settings = settings_from_args(a);
+    settings_from_args(a);  // checked before the load; made again with the model's defaults below
     const int threads = static_cast<int>(a.get_int("threads", 0, 4096).value_or(0));
     const BackendKind backend = backend_from_args(a);
     const std::optional<long long> jobs_asked = a.get_int("jobs", 1, 1024);
@@ -195,6 +196,7 @@ int eval_main(std::span<const std::string> args) {
 
     LoadedModel model = load_model(model_dir, threads, backend);
     const Checkpoint& ckpt = *model.checkpoint;
+    const DecodeSettings settings = settings_from_args(a, read_generation_defaults(model_dir).settings);
     const bool chat = detect_chat_template(ckpt.config(), *ckpt.tokenizer) != ChatTemplateKind::None;
 
     // A causal model (the Guided Diffusion guider) is scored by greedy decoding through the same

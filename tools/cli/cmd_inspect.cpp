@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "decode/generation_defaults.h"
 #include "args.h"
 #include "commands.h"
 #include "model/checkpoint.h"
@@ -91,6 +92,7 @@ int inspect_main(std::span<const std::string> args) {
     const Tokenizer& tok = *ckpt.tokenizer;
     const Inspection in = inspect_store(*ckpt.weights.store);
     const ChatTemplateKind chat = detect_chat_template(c, tok);
+    const GenerationDefaults gen = read_generation_defaults(ckpt.dir);
     const long long config_parameters = parameter_count(c);
     const SpecialToken specials[] = {{"mask", c.mask_token_id}, {"bos", c.bos_token_id},
                                      {"eos", c.eos_token_id},   {"pad", c.pad_token_id},
@@ -135,6 +137,8 @@ int inspect_main(std::span<const std::string> args) {
               {"vocab_size", tok.vocab_size()}}},
             {"special_tokens", special},
             {"chat_template", std::string(chat_template_name(chat))},
+            {"generation_defaults", gen.settings},
+            {"generation_notes", gen.notes},
             {"unexpected_tensors", ckpt.weights.unexpected},
         };
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
@@ -181,6 +185,12 @@ int inspect_main(std::span<const std::string> args) {
         if (const std::string piece = token_piece(tok, s.id); !piece.empty()) std::cout << " " << piece;
     }
     std::cout << '\n' << "chat template  " << chat_template_name(chat) << '\n';
+    // generation_config.json: the decode defaults it gives (under what the user sets).
+    std::cout << "gen. defaults ";
+    if (gen.settings.empty()) std::cout << " none";
+    for (const auto& [k, v] : gen.settings) std::cout << ' ' << k << '=' << v;
+    std::cout << '\n';
+    for (const auto& note : gen.notes) std::cout << "               (" << note << ")\n";
     if (ckpt.weights.unexpected.empty()) {
         std::cout << "unexpected     none\n";
     } else {

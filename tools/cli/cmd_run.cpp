@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "decode/generation_defaults.h"
 #include "args.h"
 #include "commands.h"
 #include "decode/decode_session.h"
@@ -100,7 +101,7 @@ int run_main(std::span<const std::string> args) {
     const std::string model_dir = a.require("model");
     const std::string prompt = read_prompt(a);
     if (a.has("chat") && a.has("no-chat")) throw UsageError("give either --chat or --no-chat, not both");
-    const DecodeSettings settings = settings_from_args(a);
+    settings_from_args(a);  // checked before the load; made again with the model's defaults below
     const int threads = static_cast<int>(a.get_int("threads", 0, 4096).value_or(0));
     const BackendKind backend = backend_from_args(a);
     const bool json = a.flag("json");
@@ -120,6 +121,7 @@ int run_main(std::span<const std::string> args) {
 
     LoadedModel model = load_model(model_dir, threads, backend);
     const Checkpoint& ckpt = *model.checkpoint;
+    const DecodeSettings settings = settings_from_args(a, read_generation_defaults(model_dir).settings);
     const ChatTemplateKind chat_kind = detect_chat_template(ckpt.config(), *ckpt.tokenizer);
     bool chat = chat_kind != ChatTemplateKind::None;
     if (a.flag("no-chat")) chat = false;

@@ -78,8 +78,9 @@ std::string decode_options_description() {
            backend_description();
 }
 
-DecodeSettings settings_from_args(const ParsedArgs& a) {
+DecodeSettings settings_from_args(const ParsedArgs& a, const std::map<std::string, std::string>& model_defaults) {
     DecodeSettings s;  // the schema's defaults
+    for (const auto& [key, value] : model_defaults) apply(s, key, value, "the model's generation_config.json");
     std::set<std::string> given;
     for (const auto& kv : a.all("set")) {
         auto [key, value] = split_key_value(kv, "--set");

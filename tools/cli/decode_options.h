@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 // What `run` and `eval` share: the decode options (strategy, --set, lengths, temperature, seed,
 // backend), turning them into DecodeSettings, validating them against a prompt, and loading a
 // model with the backend asked for.
@@ -28,7 +29,9 @@ std::string decode_options_description();
 // CLI defaults (gen-len 64, steps = gen-len, block-len = gen-len, T = 0, strategy "baseline"),
 // then --set in order, then the dedicated options. steps / block length follow the generation
 // length unless given. Throws UsageError naming the option for a bad value.
-DecodeSettings settings_from_args(const ParsedArgs& a);
+// The schema's defaults, then the model's (its generation_config.json, once it is known), then
+// what the command line sets.
+DecodeSettings settings_from_args(const ParsedArgs& a, const std::map<std::string, std::string>& model_defaults = {});
 
 // validate() against the model and the templated prompt: errors -> UsageError (all of them in
 // one line); warnings -> "warning: ..." on stderr, each distinct message once per `already_warned`.
