@@ -67,6 +67,8 @@ void read_piece(std::string_view msg, const std::string& source, SentencePieceMo
             r.skip(wire);
         }
     }
+    // libsentencepiece's trie throws (uncaught, from inside its loader) on an empty key.
+    if (piece.empty()) r.fail("piece " + std::to_string(info.pieces.size()) + " is empty");
     info.pieces.push_back(std::move(piece));
     info.types.push_back(type);
 }

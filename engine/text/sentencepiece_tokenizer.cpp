@@ -162,9 +162,14 @@ std::unique_ptr<SentencePieceTokenizer> SentencePieceTokenizer::from_serialized(
     m->info = read_sentencepiece_model_info(model_proto, source);
     if (m->info.pieces.empty()) throw Error(source + ": not a SentencePiece model (it holds no pieces)");
 
-    auto status = m->with_prefix.LoadFromSerializedProto(model_proto);
-    if (!status.ok()) throw Error(source + ": not a valid SentencePiece model (" + status.ToString() + ")");
-    status = m->without_prefix.LoadFromSerializedProto(without_dummy_prefix(model_proto));
+    // The library also throws from inside (its trie builder): anything it raises is a refusal too.
+    sentencepiece::util::Status status;
+    try {
+        status = m->with_prefix.LoadFromSerializedProto(model_proto);
+        if (status.ok()) status = m->without_prefix.LoadFromSerializedProto(without_dummy_prefix(model_proto));
+    } catch (const std::exception& e) {
+        throw Error(source + ": not a valid SentencePiece model (" + e.what() + ")");
+    }
     if (!status.ok()) throw Error(source + ": not a valid SentencePiece model (" + status.ToString() + ")");
     if (m->with_prefix.GetPieceSize() != static_cast<int>(m->info.pieces.size()))
         throw Error(source + ": SentencePiece reports " + std::to_string(m->with_prefix.GetPieceSize()) +

@@ -132,3 +132,20 @@ TEST(TextSentencePieceCharsmap, CorruptTriesNeverReachTheLibraryUnchecked) {
 
 }  // namespace
 }  // namespace dlm
+
+namespace dlm {
+namespace {
+
+// A model with an empty piece made libsentencepiece's trie builder throw from inside the loader
+// (found by the tokenizer.model fuzz target): refused by our reader with the file named.
+TEST(TextSentencePieceModel, EmptyPieceIsARefusal) {
+    std::ifstream f(std::string(DLM_SOURCE_DIR) + "/tests/fuzz/seeds/sentencepiece-empty-piece.model", std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    ASSERT_FALSE(ss.str().empty());
+    const std::string msg = test::error_of([&] { SentencePieceTokenizer::from_serialized(ss.str(), "bad.model"); });
+    EXPECT_NE(msg.find("bad.model"), std::string::npos) << msg;
+}
+
+}  // namespace
+}  // namespace dlm
