@@ -6,9 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "decode/decode_settings.h"
+#include "util/json_document.h"
 #include "util/error.h"
 #include "util/input_limits.h"
-#include "util/json_depth.h"
 #include "util/text_file.h"
 
 namespace dlm {
@@ -24,13 +24,7 @@ std::string number_text(const json& v) {
 }  // namespace
 
 GenerationDefaults parse_generation_defaults(const std::string& text, const std::string& source) {
-    check_json_depth(text, source);
-    json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::exception& e) {
-        throw Error(source + ": not valid JSON (" + e.what() + ")");
-    }
+    const json doc = parse_json_document(text, source);
     if (!doc.is_object()) throw Error(source + ": expected a JSON object");
     GenerationDefaults out;
     // Settings keys named as in transformers' GenerationConfig (and Dream's extension of it).

@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_document.h"
 #include "util/error.h"
 #include "util/input_limits.h"
-#include "util/json_depth.h"
 #include "util/text_file.h"
 
 namespace dlm {
@@ -41,13 +41,7 @@ std::vector<EvalExample> parse_eval_jsonl(const std::string& text, const std::st
         ++number;
         if (trim(line).empty()) continue;
         const std::string where = source + ":" + std::to_string(number);
-        check_json_depth(line, where);
-        nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(line);
-        } catch (const nlohmann::json::exception& e) {
-            throw Error(where + ": not valid JSON (" + std::string(e.what()) + ")");
-        }
+        const nlohmann::json j = parse_json_document(line, where);
         if (!j.is_object()) throw Error(where + ": expected a JSON object");
         EvalExample ex{field(j, "family", where), field(j, "prompt", where), field(j, "answer", where), number};
         if (j.contains("gen_length")) {

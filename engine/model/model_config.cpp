@@ -8,9 +8,9 @@
 #include <sstream>
 #include <vector>
 
+#include "util/json_document.h"
 #include "util/error.h"
 #include "util/input_limits.h"
-#include "util/json_depth.h"
 #include "util/text_file.h"
 
 namespace dlm {
@@ -338,13 +338,7 @@ std::string_view family_name(Family f) {
 }
 
 ModelConfig parse_model_config(std::string_view json_text, const std::string& source) {
-    check_json_depth(json_text, source);
-    json j;
-    try {
-        j = json::parse(json_text.begin(), json_text.end());
-    } catch (const json::exception& e) {
-        throw Error(source + ": not valid JSON (" + e.what() + ")");
-    }
+    const json j = parse_json_document(json_text, source);
     if (!j.is_object()) throw Error(source + ": expected a JSON object, found " + std::string(j.type_name()));
     Fields f(j, source);
 

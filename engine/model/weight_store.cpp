@@ -6,9 +6,9 @@
 #include <set>
 #include <sstream>
 
+#include "util/json_document.h"
 #include "util/error.h"
 #include "util/input_limits.h"
-#include "util/json_depth.h"
 #include "util/text_file.h"
 
 namespace dlm {
@@ -64,13 +64,7 @@ std::shared_ptr<WeightStore> WeightStore::open(const fs::path& dir) {
     // Sharded checkpoint: {"metadata": {...}, "weight_map": {tensor: shard file}}.
     const std::string where = index_path.string();
     const std::string index_text = read_text_file(index_path, limits::kShardIndexBytes, "shard index");
-    check_json_depth(index_text, where);
-    json index;
-    try {
-        index = json::parse(index_text);
-    } catch (const json::exception& e) {
-        throw Error(where + ": not valid JSON (" + e.what() + ")");
-    }
+    const json index = parse_json_document(index_text, where);
     if (!index.is_object()) throw Error(where + ": expected a JSON object");
     if (!index.contains("weight_map")) throw Error(where + ": missing \"weight_map\"");
     const json& weight_map = index.at("weight_map");

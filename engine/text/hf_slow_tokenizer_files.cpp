@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "text/hf_tokenizer_spec.h"
+#include "util/json_document.h"
 #include "util/error.h"
 #include "util/input_limits.h"
-#include "util/json_depth.h"
 #include "util/text_file.h"
 
 namespace dlm {
@@ -23,13 +23,7 @@ constexpr const char* kQwen2Pattern =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 
 json read_json_file(const fs::path& p, uint64_t limit, const char* what) {
-    const std::string text = read_text_file(p, limit, what);
-    check_json_depth(text, p.string());
-    try {
-        return json::parse(text);
-    } catch (const json::exception& e) {
-        throw Error(p.string() + ": not valid JSON (" + e.what() + ")");
-    }
+    return parse_json_document(read_text_file(p, limit, what), p.string());
 }
 
 json optional_json(const fs::path& p) {

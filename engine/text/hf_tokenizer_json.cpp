@@ -4,9 +4,9 @@
 #include <unordered_map>
 
 #include "text/hf_tokenizer_spec.h"
+#include "util/json_document.h"
 #include "util/error.h"
 #include "util/input_limits.h"
-#include "util/json_depth.h"
 #include "util/text_file.h"
 
 namespace dlm {
@@ -225,13 +225,7 @@ void read_added_tokens(const Reader& r, const json& doc, HfTokenizerSpec& spec) 
 }  // namespace
 
 HfTokenizerSpec parse_hf_tokenizer_json(std::string_view json_text, const std::string& source) {
-    check_json_depth(json_text, source);
-    json doc;
-    try {
-        doc = json::parse(json_text.begin(), json_text.end());
-    } catch (const json::exception& e) {
-        throw Error(source + ": not valid JSON (" + e.what() + ")");
-    }
+    const json doc = parse_json_document(json_text, source);
     Reader r(source);
     if (!doc.is_object()) r.fail("the top level must be a JSON object");
 
