@@ -84,13 +84,15 @@ long long StrategyParams::integer(const std::string& key) {
 }
 
 double StrategyParams::real_or(const std::string& key, double computed_default) {
+    spec_of(key, SettingType::Real);  // a declared key, even when it is not given
     const std::string* v = find(key);
-    return v ? parse_real(key, *v) : (spec_of(key, SettingType::Real), computed_default);
+    return v ? parse_real(key, *v) : computed_default;
 }
 
 long long StrategyParams::integer_or(const std::string& key, long long computed_default) {
+    spec_of(key, SettingType::Integer);
     const std::string* v = find(key);
-    return v ? parse_integer(key, *v) : (spec_of(key, SettingType::Integer), computed_default);
+    return v ? parse_integer(key, *v) : computed_default;
 }
 
 bool StrategyParams::flag(const std::string& key) {

@@ -60,25 +60,20 @@ class Walkthrough : public QObject {
         QVERIFY2(dialog, name);
         QTRY_VERIFY2_WITH_TIMEOUT(dialog->property("visible").toBool(), name, 5000);
         const QFileInfo fi(path);
-        if (QByteArray(property) == "selectedFolder") {
-            QVERIFY(dialog->setProperty("currentFolder", QUrl::fromLocalFile(fi.absolutePath())));
+        QVERIFY(dialog->setProperty("currentFolder", QUrl::fromLocalFile(fi.absolutePath())));
+        // The name field of the dialog on screen (each dialog has its own, shown only when saving).
+        QQuickItem* field = nullptr;
+        for (auto* f : win_->findChildren<QQuickItem*>(QStringLiteral("fileNameTextField")))
+            if (f->isVisible()) field = f;
+        if (field) {  // a save dialog: type the name, as a user does
+            QTest::qWait(300);
+            field->forceActiveFocus();
+            field->setProperty("text", QString());
+            for (const QChar ch : fi.fileName()) QTest::keyClick(win_, ch.toLatin1());
+            QCOMPARE(field->property("text").toString(), fi.fileName());
+            QTest::keyClick(win_, Qt::Key_Return);
+        } else {  // open a file or a folder: pick it
             QVERIFY(dialog->setProperty(property, QUrl::fromLocalFile(path)));
-        } else {
-            QVERIFY(dialog->setProperty("currentFolder", QUrl::fromLocalFile(fi.absolutePath())));
-            // The name field of the dialog on screen (each dialog has its own, hidden unless saving).
-            QQuickItem* field = nullptr;
-            for (auto* f : win_->findChildren<QQuickItem*>(QStringLiteral("fileNameTextField")))
-                if (f->isVisible()) field = f;
-            if (field && field->isVisible()) {  // a save dialog: type the name
-                QTest::qWait(300);
-                field->forceActiveFocus();
-                field->setProperty("text", QString());
-                for (const QChar ch : fi.fileName()) QTest::keyClick(win_, ch.toLatin1());
-                QCOMPARE(field->property("text").toString(), fi.fileName());
-                QTest::keyClick(win_, Qt::Key_Return);  // as a user confirms the name
-            } else {
-                QVERIFY(dialog->setProperty(property, QUrl::fromLocalFile(path)));
-            }
         }
         QTest::qWait(100);
         if (dialog->property("visible").toBool()) QVERIFY(QMetaObject::invokeMethod(dialog, "accept"));
