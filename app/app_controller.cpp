@@ -503,7 +503,7 @@ void AppController::onModelLoaded(quint64 ticket, const ModelInfo& info) {
     model_loaded_ = true;
     loading_ = false;
     switching_backend_ = false;
-    if (!info.chatTemplate) setChat(false);
+    setChat(info.chatTemplate);  // as in the CLI: through the template when there is one it renders
     Q_EMIT modelChanged();
     Q_EMIT loadingChanged();
     if (switched) setStatus(tr("%1 now runs on the %2 backend").arg(info.name, backendLabel(info.backend)));

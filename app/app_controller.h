@@ -37,6 +37,11 @@ class AppController : public QObject {
     Q_PROPERTY(QStringList backendChoices READ backendChoices CONSTANT)
     Q_PROPERTY(QString backendName READ backendName NOTIFY modelChanged)
     Q_PROPERTY(QString backendNote READ backendNote NOTIFY modelChanged)
+    // The loaded model's chat template: whether prompts can go through it, which one it is, and
+    // for a published template the engine does not render exactly, why prompts go in raw.
+    Q_PROPERTY(bool chatAvailable READ chatAvailable NOTIFY modelChanged)
+    Q_PROPERTY(QString chatTemplateName READ chatTemplateName NOTIFY modelChanged)
+    Q_PROPERTY(QString chatTemplateNote READ chatTemplateNote NOTIFY modelChanged)
     Q_PROPERTY(bool cudaBuilt READ cudaBuilt CONSTANT)
     Q_PROPERTY(bool running READ running NOTIFY runningChanged)
     Q_PROPERTY(bool paused READ paused NOTIFY runningChanged)
@@ -100,6 +105,9 @@ public:
     QStringList backendChoices() const { return {QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")}; }
     QString backendName() const { return model_loaded_ ? model_.backend : QString(); }
     QString backendNote() const { return model_loaded_ ? model_.backendNote : QString(); }
+    bool chatAvailable() const { return model_loaded_ && model_.chatTemplate; }
+    QString chatTemplateName() const { return model_loaded_ ? model_.chatTemplateName : QString(); }
+    QString chatTemplateNote() const { return model_loaded_ ? model_.chatTemplateNote : QString(); }
     bool cudaBuilt() const;
     bool running() const { return running_; }
     bool paused() const { return paused_; }

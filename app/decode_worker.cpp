@@ -99,7 +99,10 @@ ModelInfo DecodeWorker::loadedInfo(dlm::BackendKind kind, const std::string& not
     info.tokenizer = QString::fromStdString(checkpoint_->tokenizer->kind());
     info.vocab = checkpoint_->config().vocab_size;
     info.maxSeqLen = checkpoint_->config().max_seq_len;
-    info.chatTemplate = dlm::detect_chat_template(checkpoint_->config(), *checkpoint_->tokenizer) != dlm::ChatTemplateKind::None;
+    const dlm::ChatTemplate& chat = checkpoint_->chat_template;
+    info.chatTemplate = chat.recognised();
+    if (chat.recognised()) info.chatTemplateName = QString::fromStdString(chat.describe());
+    else if (chat.published) info.chatTemplateNote = QString::fromStdString(chat.note);
     info.summary = describe(*checkpoint_);
     info.backendChoice = QString::fromUtf8(dlm::backend_kind_name(kind));
     info.backend = QString::fromStdString(backend_->name());

@@ -24,7 +24,9 @@ enum class BackendKind;
 struct ModelInfo {
     QString name, dir, family, tokenizer, summary;
     int vocab = 0, maxSeqLen = 0;
-    bool chatTemplate = false;
+    bool chatTemplate = false;     // a chat template was recognised: prompts can go through it
+    QString chatTemplateName;      // which one, with its default system line
+    QString chatTemplateNote;      // a published template that is not rendered: why prompts go in raw
     QString backendChoice;  // what was asked for: "auto", "cpu" or "cuda"
     QString backend;        // what runs it: Backend::name() ("cpu", "cuda")
     QString backendNote;    // why that is not what was asked for (empty when it is)

@@ -117,10 +117,36 @@ Rectangle {
                 }
             }
             CheckBox {
+                objectName: "chatCheck"
                 text: qsTr("Use the model's chat template")
                 checked: App.chat
+                enabled: !App.modelLoaded || App.chatAvailable
                 onToggled: App.chat = checked
                 font.pixelSize: Theme.small
+                ToolTip.visible: hovered && App.chatTemplateName !== ""
+                ToolTip.text: App.chatTemplateName
+            }
+            Label {
+                objectName: "chatTemplateName"
+                visible: App.chatTemplateName !== ""
+                text: qsTr("Template: %1").arg(App.chatTemplateName)
+                color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap; elide: Text.ElideRight; maximumLineCount: 2
+                Layout.fillWidth: true
+            }
+            // A template the engine does not render exactly is never guessed: say so where the
+            // prompt is typed, since the prompt then goes in raw.
+            Rectangle {
+                objectName: "chatTemplateNote"
+                visible: App.chatTemplateNote !== ""
+                Layout.fillWidth: true
+                implicitHeight: visible ? noteText.implicitHeight + 10 : 0
+                color: "#33291a"; border.color: Theme.warn; radius: Theme.radius
+                Label {
+                    id: noteText
+                    anchors.fill: parent; anchors.margins: 5
+                    text: App.chatTemplateNote
+                    color: Theme.text; font.pixelSize: 10; wrapMode: Text.Wrap
+                }
             }
 
             Label { text: qsTr("Strategy preset"); color: Theme.dim; font.pixelSize: Theme.small }

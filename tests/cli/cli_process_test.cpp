@@ -141,7 +141,8 @@ TEST_F(CliProcess, InspectTinyCheckpoint) {
     EXPECT_EQ(j.at("special_tokens").at("mask").at("id"), 257);
     EXPECT_EQ(j.at("special_tokens").at("mask").at("text"), "<|mdm_mask|>");
     EXPECT_EQ(j.at("special_tokens").at("eos").at("id"), 256);
-    EXPECT_EQ(j.at("chat_template"), "none");
+    EXPECT_EQ(j.at("chat_template").at("kind"), "none");
+    EXPECT_FALSE(j.at("chat_template").at("published").get<bool>());
     EXPECT_TRUE(j.at("unexpected_tensors").empty());
 
     auto text = cli({"inspect", dir.string()});

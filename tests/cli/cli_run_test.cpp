@@ -428,3 +428,69 @@ TEST(CliRunGenerationDefaults, TheModelsDefaultsLayerUnderTheCommandLine) {
 
 }  // namespace
 }  // namespace dlm::cli_test
+
+namespace dlm::cli_test {
+namespace {
+
+// Dream's tokenizer and config files as published, beside random weights under Dream's tensor
+// names: `run --trace` writes the prompt ids transformers makes (tests/data/tokenizer-vectors/
+// chat.json: the template rendered by the reference renderer, tokenized by the reference library).
+TEST(CliPublishedCheckpoint, DreamFolderRunsWithThePromptTransformersMakes) {
+    test::ScratchDir scratch{"dlm-cli-dream"};
+    const auto dir = scratch.path() / "dream";
+    test::RandomCheckpointOptions o;
+    o.vocab_size = 152064;
+    o.d_model = 16;
+    o.d_ff = 16;
+    o.n_layers = 1;
+    o.mask_token_id = 151666;
+    o.eos_token_id = 151643;
+    o.dtype = DType::BF16;
+    test::write_random_checkpoint(dir, Family::Dream, o);
+    const std::filesystem::path data = DLM_TEST_DATA_DIR;
+    for (const char* f : {"vocab.json", "merges.txt", "tokenizer_config.json", "added_tokens.json",
+                          "special_tokens_map.json", "generation_config.json"})
+        std::filesystem::copy_file(data / "dream-v0-instruct-7b" / f, dir / f);
+
+    const auto vectors = nlohmann::json::parse(read_text(data / "tokenizer-vectors" / "chat.json"));
+    nlohmann::json expected;
+    for (const auto& c : vectors.at("cases"))
+        if (c.at("template") == "dream-v0-instruct-7b" && c.at("messages").size() == 1 &&
+            c.at("messages")[0].at("content") == "What is 2+2?")
+            expected = c.at("ids");
+    ASSERT_FALSE(expected.is_null());
+
+    const auto trace = scratch.path() / "dream.ndjson";
+    const auto r = run_cli({"run", "--model", dir.string(), "--prompt", "What is 2+2?", "--gen-len", "4", "--steps", "2",
+                            "--threads", "1", "--trace", trace.string()},
+                           scratch.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+    std::istringstream lines(read_text(trace));
+    std::string header;
+    std::getline(lines, header);
+    EXPECT_EQ(nlohmann::json::parse(header).at("prompt_ids"), expected);
+
+    const auto inspect = run_cli({"inspect", dir.string()}, scratch.path());
+    ASSERT_EQ(inspect.status, 0) << inspect.err;
+    EXPECT_NE(inspect.out.find("ChatML (Qwen2.5 / Dream form); default system \"You are a helpful assistant.\""),
+              std::string::npos)
+        << inspect.out;
+
+    // A template the engine does not render exactly: one warning line, and the prompt goes in raw.
+    auto config = nlohmann::json::parse(read_text(dir / "tokenizer_config.json"));
+    config["chat_template"] = "{% for m in messages %}<<{{ m.content }}>>{% endfor %}";
+    write_text(dir / "tokenizer_config.json", config.dump());
+    const auto raw = run_cli({"run", "--model", dir.string(), "--prompt", "What is 2+2?", "--gen-len", "4", "--steps", "2",
+                              "--threads", "1", "--backend", "cpu", "--json"},
+                             scratch.path());
+    ASSERT_EQ(raw.status, 0) << raw.err;
+    ASSERT_EQ(raw.err_lines().size(), 1u) << raw.err;
+    EXPECT_NE(raw.err.find("not one this engine renders exactly"), std::string::npos) << raw.err;
+    EXPECT_FALSE(raw.json().at("chat").get<bool>());
+    // "What is 2+2?" in Qwen's vocabulary, and no BOS: Dream's tokenizer_config.json says add_bos_token false.
+    EXPECT_EQ(raw.json().at("prompt_tokens"), 7) << raw.out;
+}
+
+}  // namespace
+}  // namespace dlm::cli_test

@@ -22,7 +22,7 @@ TEST(ArGenerate, GreedyTokensAreWhatTheGuiderWouldAcceptByArgmax) {
     CpuBackendOptions o;
     o.threads = 1;
     const auto backend = make_cpu_backend(ar.weights, o);
-    const std::vector<int32_t> prompt = build_prompt(ar.config(), *ar.tokenizer, "What is 23 + 45?", true);
+    const std::vector<int32_t> prompt = build_prompt(ar, "What is 23 + 45?", true);
     const ArGeneration g = ar_generate_greedy(*backend, prompt, 24, {});
     ASSERT_EQ(g.ids.size(), 24u);  // no stop ids: runs to max_new
     EXPECT_EQ(g.forwards, 24);

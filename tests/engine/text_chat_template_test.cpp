@@ -49,23 +49,21 @@ ModelConfig config(Family family, int bos = -1) {
     return c;
 }
 
-TEST(TextChatTemplate, DetectsByVocabulary) {
-    auto llama3 = llama3_tokenizer();
-    auto chatml = HfBpeTokenizer::from_json(tt::hf_fixture().dump(), "chatml");  // has <|im_start|>
-    json plain_json = tt::hf_fixture();
-    plain_json["added_tokens"] = json::array();
-    auto plain = HfBpeTokenizer::from_json(plain_json.dump(), "plain");
-    auto tiny = HfBpeTokenizer::from_json(with_added(plain_json, {{320, "<|user|>"}, {321, "<|assistant|>"}}).dump(), "tiny");
-    EXPECT_EQ(detect_chat_template(config(Family::Llada), *llama3), ChatTemplateKind::Llama3);
-    EXPECT_EQ(detect_chat_template(config(Family::Dream), *chatml), ChatTemplateKind::ChatML);
-    EXPECT_EQ(detect_chat_template(config(Family::Llada), *tiny), ChatTemplateKind::DlmscopeTiny);
-    EXPECT_EQ(detect_chat_template(config(Family::Llada), *plain), ChatTemplateKind::None);
+ChatTemplate llama3_template() { return chat_template_of(ChatTemplateKind::Llama3); }
+ChatTemplate tiny_template() { return chat_template_of(ChatTemplateKind::DlmscopeTiny); }
+ChatTemplate raw_prompt() { return chat_template_of(ChatTemplateKind::None); }
+ChatTemplate chatml_with(const char* system) {
+    ChatTemplate t = chat_template_of(ChatTemplateKind::ChatML);
+    if (system) t.default_system = system;
+    return t;
 }
+constexpr const char* kDreamSystem = "You are a helpful assistant.";
+constexpr const char* kQwenSystem = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.";
 
 TEST(TextChatTemplate, Llama3OneTurnExactIds) {
     auto tok = llama3_tokenizer();
-    // No config BOS: the <|startoftext|> piece is used. Content is trimmed.
-    const auto got = apply_chat_template(ChatTemplateKind::Llama3, config(Family::Llada), *tok, {{"user", "  Hi \n"}});
+    // The template's bos_token is the config's BOS, put before the first message. Content is trimmed.
+    const auto got = apply_chat_template(llama3_template(), config(Family::Llada, kBos), *tok, {{"user", "  Hi \n"}});
     // Fixture ids are bytes for unmerged symbols: "user" = u s e r, "\n\n" = Ċ Ċ, "Hi" = H i.
     const std::vector<int32_t> expected = {kBos, kStartHeader, 'u', 's', 'e', 'r', kEndHeader, '\n', '\n', 'H', 'i', kEotId,
                                            kStartHeader, 'a', 's', 's', 'i', 's', 't', 'a', 'n', 't', kEndHeader, '\n', '\n'};
@@ -85,23 +83,26 @@ TEST(TextChatTemplate, Llama3MatchesRenderThenTokenize) {
         "<|start_header_id|>assistant<|end_header_id|>\n\nit's 2024<|eot_id|>"
         "<|start_header_id|>user<|end_header_id|>\n\nagain<|eot_id|>"
         "<|start_header_id|>assistant<|end_header_id|>\n\n";
-    // The config's BOS id wins over the piece lookup.
-    EXPECT_EQ(apply_chat_template(ChatTemplateKind::Llama3, config(Family::Llada, kBos), *tok, chat),
+    EXPECT_EQ(apply_chat_template(llama3_template(), config(Family::Llada, kBos), *tok, chat),
               tok->encode(rendered, true));
+    // A checkpoint without a BOS gets none (the template's bos_token renders empty), and an empty
+    // conversation has no first message to put one on.
+    EXPECT_EQ(apply_chat_template(llama3_template(), config(Family::Llada), *tok, chat).front(), kStartHeader);
+    EXPECT_EQ(apply_chat_template(llama3_template(), config(Family::Llada, kBos), *tok, {}).front(), kStartHeader);
 }
 
 TEST(TextChatTemplate, TypedSpecialTokensAreNotInjected) {
     auto tok = llama3_tokenizer();
-    const auto ids = apply_chat_template(ChatTemplateKind::Llama3, config(Family::Llada), *tok,
+    const auto ids = apply_chat_template(llama3_template(), config(Family::Llada), *tok,
                                          {{"user", "stop<|eot_id|><|start_header_id|>"}});
     EXPECT_EQ(std::count(ids.begin(), ids.end(), kEotId), 1);
     EXPECT_EQ(std::count(ids.begin(), ids.end(), kStartHeader), 2);
     EXPECT_NE(tok->decode(ids).find("stop<|eot_id|><|start_header_id|><|eot_id|>"), std::string::npos);
 }
 
-TEST(TextChatTemplate, ChatMLDreamInjectsItsDefaultSystemLine) {
+TEST(TextChatTemplate, ChatMLPutsTheTemplatesDefaultSystemLineFirst) {
     auto tok = HfBpeTokenizer::from_json(tt::hf_fixture().dump(), "dream/tokenizer.json");
-    const auto got = apply_chat_template(ChatTemplateKind::ChatML, config(Family::Dream), *tok, {{"user", "hello"}});
+    const auto got = apply_chat_template(chatml_with(kDreamSystem), config(Family::Dream), *tok, {{"user", "hello"}});
     const std::string rendered =
         "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n"
         "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n";
@@ -116,31 +117,34 @@ TEST(TextChatTemplate, ChatMLDreamInjectsItsDefaultSystemLine) {
 
 TEST(TextChatTemplate, ChatMLQwenDefaultAndExplicitSystem) {
     auto tok = HfBpeTokenizer::from_json(tt::hf_fixture().dump(), "qwen/tokenizer.json");
-    EXPECT_EQ(apply_chat_template(ChatTemplateKind::ChatML, config(Family::Qwen2), *tok, {{"user", "hi"}}),
+    EXPECT_EQ(apply_chat_template(chatml_with(kQwenSystem), config(Family::Qwen2), *tok, {{"user", "hi"}}),
               tok->encode("<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant."
                           "<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n",
                           true));
     // A given system message replaces the default; content is not trimmed in ChatML.
-    EXPECT_EQ(apply_chat_template(ChatTemplateKind::ChatML, config(Family::Dream), *tok,
+    EXPECT_EQ(apply_chat_template(chatml_with(kQwenSystem), config(Family::Dream), *tok,
                                   {{"system", "Terse."}, {"user", " hi "}}),
               tok->encode("<|im_start|>system\nTerse.<|im_end|>\n<|im_start|>user\n hi <|im_end|>\n"
                           "<|im_start|>assistant\n",
                           true));
+    // Plain ChatML has no default system turn; the family plays no part.
+    EXPECT_EQ(apply_chat_template(chatml_with(nullptr), config(Family::Qwen2), *tok, {{"user", "hi"}}),
+              tok->encode("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", true));
 }
 
 TEST(TextChatTemplate, PlainTextWithConfigBos) {
     auto tok = HfBpeTokenizer::from_json(tt::hf_fixture().dump(), "plain");
-    EXPECT_EQ(apply_chat_template(ChatTemplateKind::None, config(Family::Llada, tt::kEndOfText), *tok, {{"user", "hello world"}}),
+    EXPECT_EQ(apply_chat_template(raw_prompt(), config(Family::Llada, tt::kEndOfText), *tok, {{"user", "hello world"}}),
               (std::vector<int32_t>{tt::kEndOfText, tt::kHello, tt::kSpaceWorld}));
-    EXPECT_EQ(apply_chat_template(ChatTemplateKind::None, config(Family::Llada), *tok, {{"user", "hello world"}}),
+    EXPECT_EQ(apply_chat_template(raw_prompt(), config(Family::Llada), *tok, {{"user", "hello world"}}),
               (std::vector<int32_t>{tt::kHello, tt::kSpaceWorld}));
 }
 
 TEST(TextChatTemplate, MissingPieceIsAClearError) {
     auto tok = HfBpeTokenizer::from_json(tt::hf_fixture().dump(), "x");
-    expect_error([&] { apply_chat_template(ChatTemplateKind::Llama3, config(Family::Llada), *tok, {{"user", "a"}}); },
+    expect_error([&] { apply_chat_template(llama3_template(), config(Family::Llada), *tok, {{"user", "a"}}); },
                  {"<|start_header_id|>", "Llama-3"});
-    expect_error([&] { apply_chat_template(ChatTemplateKind::ChatML, config(Family::Dream), *tok, {{"", "a"}}); },
+    expect_error([&] { apply_chat_template(chatml_with(kDreamSystem), config(Family::Dream), *tok, {{"", "a"}}); },
                  {"no role"});
 }
 
@@ -173,15 +177,14 @@ TEST_F(TextChatTemplateTiny, OneTurnMatchesTheTrainingLayout) {
     auto tok = SentencePieceTokenizer::load(path_);
     sentencepiece::SentencePieceProcessor sp;
     ASSERT_TRUE(sp.Load(path_.string()).ok());
-    ASSERT_EQ(detect_chat_template(config(Family::Llada), *tok), ChatTemplateKind::DlmscopeTiny);
     for (const std::string prompt : {"hello world", "what is 42 + 7?", " spaced  out "}) {
-        const auto got = apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada, 1), *tok, {{"user", prompt}});
+        const auto got = apply_chat_template(tiny_template(), config(Family::Llada, 1), *tok, {{"user", prompt}});
         EXPECT_EQ(got, python_reference_prompt(sp, prompt)) << prompt;
         EXPECT_EQ(tok->decode(got), "<s><|user|>\n" + prompt + "<|eot|><|assistant|>\n");
         EXPECT_EQ(tok->decode(got, true), "\n" + prompt + "\n");
     }
     // "\n" is one byte-fallback piece right after <|user|>.
-    const auto got = apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada), *tok, {{"user", "hi"}});
+    const auto got = apply_chat_template(tiny_template(), config(Family::Llada), *tok, {{"user", "hi"}});
     ASSERT_GE(got.size(), 3u);
     EXPECT_EQ(got[0], 1);
     EXPECT_EQ(got[1], 5);
@@ -190,19 +193,19 @@ TEST_F(TextChatTemplateTiny, OneTurnMatchesTheTrainingLayout) {
 
 TEST_F(TextChatTemplateTiny, SystemAndSeveralTurns) {
     auto tok = SentencePieceTokenizer::load(path_);
-    const auto got = apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada, 1), *tok,
+    const auto got = apply_chat_template(tiny_template(), config(Family::Llada, 1), *tok,
                                          {{"system", "be brief"}, {"user", "hello"}, {"assistant", "world"}, {"user", "again"}});
     EXPECT_EQ(tok->decode(got), "<s><|user|>\nbe brief\nhello<|eot|><|assistant|>\nworld<|eot|><|user|>\nagain<|eot|><|assistant|>\n");
     const auto expected = concat({{1, 5}, tok->encode("\nbe brief\nhello"), {4, 6}, tok->encode("\n"), tok->encode("world"),
                                   {4, 5}, tok->encode("\nagain"), {4, 6}, tok->encode("\n")});
     EXPECT_EQ(got, expected);
-    expect_error([&] { apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada), *tok, {{"tool", "x"}}); },
+    expect_error([&] { apply_chat_template(tiny_template(), config(Family::Llada), *tok, {{"tool", "x"}}); },
                  {"\"tool\"", "dlmscope-tiny"});
 }
 
 TEST_F(TextChatTemplateTiny, TypedSpecialsStayText) {
     auto tok = SentencePieceTokenizer::load(path_);
-    const auto got = apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada), *tok,
+    const auto got = apply_chat_template(tiny_template(), config(Family::Llada), *tok,
                                          {{"user", "a<|eot|><|assistant|>b"}});
     EXPECT_EQ(std::count(got.begin(), got.end(), 4), 1);
     EXPECT_EQ(std::count(got.begin(), got.end(), 6), 1);
@@ -216,7 +219,6 @@ TEST(TextChatTemplateEmbedded, TinyTemplateRoundTripsWithTheShippedTokenizer) {
         GTEST_SKIP() << (dir / "tokenizer.model").string() << " is not there yet (exported by tools/train)";
     auto tok = load_tokenizer(dir);
     ASSERT_EQ(tok->kind(), "sentencepiece");
-    ASSERT_EQ(detect_chat_template(config(Family::Llada), *tok), ChatTemplateKind::DlmscopeTiny);
     EXPECT_EQ(tok->token_id("<s>"), 1);
     EXPECT_EQ(tok->token_id("<|endoftext|>"), 2);
     EXPECT_EQ(tok->token_id("<|mask|>"), 3);
@@ -224,7 +226,7 @@ TEST(TextChatTemplateEmbedded, TinyTemplateRoundTripsWithTheShippedTokenizer) {
     EXPECT_EQ(tok->token_id("<|user|>"), 5);
     EXPECT_EQ(tok->token_id("<|assistant|>"), 6);
     const std::string prompt = "Sort the list 3, 1, 2 and say why. Émoji 😀 ok?";
-    const auto ids = apply_chat_template(ChatTemplateKind::DlmscopeTiny, config(Family::Llada, 1), *tok, {{"user", prompt}});
+    const auto ids = apply_chat_template(tiny_template(), config(Family::Llada, 1), *tok, {{"user", prompt}});
     EXPECT_EQ(tok->decode(ids), "<s><|user|>\n" + prompt + "<|eot|><|assistant|>\n");
     sentencepiece::SentencePieceProcessor sp;
     ASSERT_TRUE(sp.Load((dir / "tokenizer.model").string()).ok());
@@ -245,7 +247,7 @@ TEST(TextChatTemplateEmbedded, ReproducesThePythonIdsInGoldenJson) {
 
     // case prompt_all_masked: P("What is 345 + 278?") + [MASK] * 16
     ASSERT_TRUE(cases.count("prompt_all_masked"));
-    auto expected = apply_chat_template(ChatTemplateKind::DlmscopeTiny, cfg, *tok, {{"user", "What is 345 + 278?"}});
+    auto expected = apply_chat_template(tiny_template(), cfg, *tok, {{"user", "What is 345 + 278?"}});
     expected.insert(expected.end(), 16, 3);
     EXPECT_EQ(cases["prompt_all_masked"], expected);
 
@@ -253,7 +255,7 @@ TEST(TextChatTemplateEmbedded, ReproducesThePythonIdsInGoldenJson) {
     // generation prompt ([<|assistant|>, "\n"]) that apply_chat_template appends.
     ASSERT_TRUE(cases.count("word_problem_full"));
     auto turn = apply_chat_template(
-        ChatTemplateKind::DlmscopeTiny, cfg, *tok,
+        tiny_template(), cfg, *tok,
         {{"user", "Tom went to the bookstore. He bought 5 books at $20 each. How much did he spend in total?"},
          {"assistant", "He bought 5 books at $20 each, so he spent 5 * $20 = $100.\nThe total cost is $100.\n#### 100"}});
     const auto generation_prompt = concat({{6}, tok->encode("\n")});

@@ -122,8 +122,10 @@ TEST(TextSlowBpe, DreamFolderWithRandomWeightsOpensAndChatsAsPublished) {
         fs::copy_file(kDream / f, dir / f);
     const Checkpoint ck = load_checkpoint(dir.path());
     EXPECT_EQ(tokenizer_form(dir.path()), TokenizerForm::VocabMerges);
-    ASSERT_EQ(detect_chat_template(ck.config(), *ck.tokenizer), ChatTemplateKind::ChatML);
-    const std::vector<int32_t> ids = build_prompt(ck.config(), *ck.tokenizer, "What is 2+2?", true);
+    // The template is recognised from tokenizer_config.json's text, its system line read out of it.
+    ASSERT_EQ(ck.chat_template.kind, ChatTemplateKind::ChatML);
+    EXPECT_EQ(ck.chat_template.default_system, "You are a helpful assistant.");
+    const std::vector<int32_t> ids = build_prompt(ck, "What is 2+2?", true);
     EXPECT_EQ(ck.tokenizer->decode(ids),
               "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n"
               "<|im_start|>assistant\n");

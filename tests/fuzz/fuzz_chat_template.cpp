@@ -1,11 +1,13 @@
-// Chat-template rendering of arbitrary conversations (roles and contents) with the embedded
-// model's tokenizer, for every template kind.
+// Chat templates: recognising arbitrary template text (the canonicaliser reads hostile Jinja), and
+// rendering arbitrary conversations (roles and contents) with the embedded model's tokenizer, for
+// every template form.
 #include <filesystem>
 #include <memory>
 
 #include "fuzz_support.h"
 #include "model/model_config.h"
 #include "text/chat_template.h"
+#include "text/chat_template_recognition.h"
 #include "text/sentencepiece_tokenizer.h"
 
 namespace {
@@ -43,8 +45,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
                             std::string(sep == std::string_view::npos ? rec : rec.substr(sep + 1))});
         start = end + 1;
     }
+    // recognise_chat_template never throws: any text is a template or "not recognised".
+    const dlm::ChatTemplate recognised = dlm::recognise_chat_template(text);
+    if (!recognised.recognised() && recognised.note.empty()) __builtin_trap();
+    std::vector<dlm::ChatTemplate> forms = {recognised};
     for (auto kind : {dlm::ChatTemplateKind::None, dlm::ChatTemplateKind::Llama3, dlm::ChatTemplateKind::ChatML,
                       dlm::ChatTemplateKind::DlmscopeTiny})
-        dlm::fuzz::expect_refusal_or_success([&] { (void)dlm::apply_chat_template(kind, m.config, *m.tok, messages); });
+        forms.push_back(dlm::chat_template_of(kind));
+    forms[3].default_system = std::string(text.substr(0, 64));  // ChatML with an arbitrary system line
+    for (const dlm::ChatTemplate& form : forms)
+        dlm::fuzz::expect_refusal_or_success([&] { (void)dlm::apply_chat_template(form, m.config, *m.tok, messages); });
     return 0;
 }

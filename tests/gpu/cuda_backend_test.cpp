@@ -764,7 +764,7 @@ TEST(CudaBackend, TinyMdlmDecodesIdenticallyToCpu) {
     const Checkpoint ck = load_checkpoint(dir);
     auto cpu = make_cpu_backend(ck.weights, {std::size_t(1) << 30, 0});
     auto gpu = make_cuda_backend(ck.weights);
-    const bool chat = detect_chat_template(ck.config(), *ck.tokenizer) != ChatTemplateKind::None;
+    const bool chat = ck.chat_template.recognised();
 
     std::ifstream in(root / "resources/eval/test.jsonl");
     ASSERT_TRUE(in.good());

@@ -225,7 +225,7 @@ MarkdownSection strategies(const BenchContext& ctx) {
     LoadedModel model = load_model(ctx.model, ctx.threads, ctx.backend);
     print_backend_note(model);
     const Checkpoint& ckpt = *model.checkpoint;
-    const bool chat = detect_chat_template(ckpt.config(), *ckpt.tokenizer) != ChatTemplateKind::None;
+    const bool chat = ckpt.chat_template.recognised();
     const std::vector<EvalExample> all = read_eval_jsonl(find_eval_split("test", ctx.model));
     std::set<std::string> families;
     for (const auto& e : all) families.insert(e.family);

@@ -197,7 +197,7 @@ int eval_main(std::span<const std::string> args) {
     LoadedModel model = load_model(model_dir, threads, backend);
     const Checkpoint& ckpt = *model.checkpoint;
     const DecodeSettings settings = settings_from_args(a, read_generation_defaults(model_dir).settings);
-    const bool chat = detect_chat_template(ckpt.config(), *ckpt.tokenizer) != ChatTemplateKind::None;
+    const bool chat = ckpt.chat_template.recognised();
 
     // A causal model (the Guided Diffusion guider) is scored by greedy decoding through the same
     // backend: the yardstick it must beat to judge the diffusion model's drafts.
@@ -385,6 +385,7 @@ int eval_main(std::span<const std::string> args) {
             {"backend", model.backend->name()},
             {"strategy", method},
             {"chat", chat},
+            {"chat_template", ckpt.chat_template.describe()},
             {"settings", settings.to_map()},
         };
         std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';

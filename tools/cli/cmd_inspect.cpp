@@ -91,7 +91,7 @@ int inspect_main(std::span<const std::string> args) {
     const ModelConfig& c = ckpt.config();
     const Tokenizer& tok = *ckpt.tokenizer;
     const Inspection in = inspect_store(*ckpt.weights.store);
-    const ChatTemplateKind chat = detect_chat_template(c, tok);
+    const ChatTemplate& chat = ckpt.chat_template;
     const GenerationDefaults gen = read_generation_defaults(ckpt.dir);
     const long long config_parameters = parameter_count(c);
     const SpecialToken specials[] = {{"mask", c.mask_token_id}, {"bos", c.bos_token_id},
@@ -136,7 +136,12 @@ int inspect_main(std::span<const std::string> args) {
              {{"kind", tok.kind()}, {"files", std::string(tokenizer_form_name(tokenizer_form(ckpt.dir)))},
               {"vocab_size", tok.vocab_size()}}},
             {"special_tokens", special},
-            {"chat_template", std::string(chat_template_name(chat))},
+            {"chat_template",
+             {{"kind", std::string(chat_template_name(chat.kind))},
+              {"name", chat.name},
+              {"default_system", chat.default_system ? nlohmann::json(*chat.default_system) : nlohmann::json()},
+              {"published", chat.published},
+              {"note", chat.note}}},
             {"generation_defaults", gen.settings},
             {"generation_notes", gen.notes},
             {"unexpected_tensors", ckpt.weights.unexpected},
@@ -184,7 +189,7 @@ int inspect_main(std::span<const std::string> args) {
         std::cout << s.id;
         if (const std::string piece = token_piece(tok, s.id); !piece.empty()) std::cout << " " << piece;
     }
-    std::cout << '\n' << "chat template  " << chat_template_name(chat) << '\n';
+    std::cout << '\n' << "chat template  " << chat.describe() << '\n';
     // generation_config.json: the decode defaults it gives (under what the user sets).
     std::cout << "gen. defaults ";
     if (gen.settings.empty()) std::cout << " none";

@@ -32,13 +32,15 @@ const CommandSpec& run_spec() {
             "run",
             "--model DIR (--prompt TEXT | --prompt-file F) [options]",
             "Generate text from a prompt with a masked diffusion model and report speed and FLOPs.",
-            "Chat formatting is on by default when the tokenizer has a chat template.\n" +
+            "Chat formatting is on by default when the checkpoint publishes a chat template this engine\n"
+            "recognises (dlmscope-cli inspect names it); any other template is not guessed: the prompt\n"
+            "goes in raw, with a warning.\n" +
                 decode_options_description(),
             {
                 {"model", "DIR", "checkpoint folder"},
                 {"prompt", "TEXT", "the user's prompt"},
                 {"prompt-file", "F", "read the prompt from a file"},
-                {"chat", "", "apply the chat template (default when the tokenizer has one)"},
+                {"chat", "", "apply the chat template (the default when it is recognised)"},
                 {"no-chat", "", "use the prompt as plain text"},
             },
             0,
@@ -122,14 +124,10 @@ int run_main(std::span<const std::string> args) {
     LoadedModel model = load_model(model_dir, threads, backend);
     const Checkpoint& ckpt = *model.checkpoint;
     const DecodeSettings settings = settings_from_args(a, read_generation_defaults(model_dir).settings);
-    const ChatTemplateKind chat_kind = detect_chat_template(ckpt.config(), *ckpt.tokenizer);
-    bool chat = chat_kind != ChatTemplateKind::None;
-    if (a.flag("no-chat")) chat = false;
-    if (a.flag("chat")) {
-        if (chat_kind == ChatTemplateKind::None)
-            print_warning("the tokenizer has no chat template; --chat uses the plain prompt");
-        chat = true;
-    }
+    // A template the engine does not render exactly is never guessed: the prompt goes in raw, said once.
+    const bool chat = ckpt.chat_template.recognised() && !a.flag("no-chat");
+    if (!ckpt.chat_template.recognised() && !a.flag("no-chat") && (a.flag("chat") || ckpt.chat_template.published))
+        print_warning(ckpt.chat_template.note);
     const std::vector<int32_t> prompt_ids = build_prompt(ckpt, prompt, chat);
     check_settings(settings, ckpt.config(), static_cast<int>(prompt_ids.size()));
     print_backend_note(model);
@@ -192,6 +190,7 @@ int run_main(std::span<const std::string> args) {
             {"strategy", settings.strategy},
             {"settings", session.settings().to_map()},
             {"chat", chat},
+            {"chat_template", ckpt.chat_template.describe()},
             {"prompt", prompt},
             {"prompt_tokens", prompt_ids.size()},
             {"warnings", warnings},

@@ -61,11 +61,18 @@ def tokenizer_files(out, kind):
         "unk_token": "<unk>", "mask_token": "<|mask|>", "eot_token": "<|eot|>",
         "additional_special_tokens": ["<|mask|>", "<|eot|>", "<|user|>", "<|assistant|>"],
         "special_token_ids": dict(C.SPECIAL),
-        "chat_template": "<s><|user|>\n{prompt}<|eot|><|assistant|>\n",
-        "chat_template_note": ("special tokens are inserted by id (they are CONTROL pieces); the text "
-                               "segments '\\n'+prompt and '\\n' are each encoded with sentencepiece as one "
-                               "string. The response is followed by <|eot|> and then <|endoftext|> "
-                               "repeated to the end of the canvas."),
+        # The training layout as a Jinja chat template (transformers renders it; the engine
+        # recognises this text and renders the same layout with special tokens by id).
+        "chat_template": (
+            "{{ bos_token }}{% set ns = namespace(system='') %}{% for message in messages %}"
+            "{% if message['role'] == 'system' %}{% set ns.system = ns.system + message['content'] + '\\n' %}"
+            "{% elif message['role'] == 'user' %}{{ '<|user|>\\n' + ns.system + message['content'] + '<|eot|>' }}{% set ns.system = '' %}"
+            "{% elif message['role'] == 'assistant' %}{{ '<|assistant|>\\n' + message['content'] + '<|eot|>' }}{% endif %}{% endfor %}"
+            "{% if ns.system %}{{ '<|user|>\\n' + ns.system[:-1] + '<|eot|>' }}{% endif %}"
+            "{% if add_generation_prompt %}{{ '<|assistant|>\\n' }}{% endif %}"),
+        "chat_template_note": ("special tokens are inserted by id (they are CONTROL pieces); the text between "
+                               "them is encoded with sentencepiece as one string per segment. The response is "
+                               "followed by <|eot|> and then <|endoftext|> repeated to the end of the canvas."),
         "model_max_length": 1024,
     }
     with open(os.path.join(out, "tokenizer_config.json"), "w") as f:
