@@ -15,6 +15,7 @@
 #include "compute/backend_factory.h"
 #include "csv_export.h"
 #include "decode/decode_settings.h"
+#include "decode/generation_defaults.h"
 #include "decode/settings_schema.h"
 #include "decode/strategy.h"
 #include "eval/eval_example.h"
@@ -155,6 +156,7 @@ AppController::AppController(Options options, QObject* parent) : QObject(parent)
     examples_ = loadExamples();
     prompt_ = examples_.isEmpty() ? QString() : examples_.front().toMap().value("prompt").toString();
     settings_ = defaultSettings(examples_);
+    defaults_ = settings_;
     for (RunView* v : {&run_, &compare_})
         v->setAnswerLookup([this](const QString& prompt) { return answerFor(prompt); });
     applyPreset(preset_index_);
@@ -263,22 +265,23 @@ void AppController::setCompareSetting(const QString& key, const QVariant& value)
 int AppController::matchPreset(const QVariantMap& s) const {
     const auto& presets = dlm::strategy_presets();
     const auto current = toStd(s);
+    const auto defaults = toStd(defaults_);
     for (int i = 0; i < int(presets.size()); ++i)
-        if (dlm::apply_preset(current, presets[size_t(i)]) == current) return i;
+        if (dlm::apply_preset(current, presets[size_t(i)], defaults) == current) return i;
     return -1;
 }
 
-static void mergePreset(QVariantMap& s, int index) {
+void AppController::mergePreset(QVariantMap& s, int index) const {
     const auto& presets = dlm::strategy_presets();
     if (index < 0 || index >= int(presets.size())) return;
-    s = fromStd(dlm::apply_preset(toStd(s), presets[size_t(index)]));
+    s = fromStd(dlm::apply_preset(toStd(s), presets[size_t(index)], toStd(defaults_)));
 }
 
 QStringList AppController::presetDifferences() const {
     const auto& presets = dlm::strategy_presets();
     if (preset_index_ >= 0 || base_preset_ < 0 || base_preset_ >= int(presets.size())) return {};
     const auto current = toStd(settings_);
-    const auto wanted = dlm::apply_preset(current, presets[size_t(base_preset_)]);
+    const auto wanted = dlm::apply_preset(current, presets[size_t(base_preset_)], toStd(defaults_));
     QStringList keys;
     for (const auto& [k, v] : wanted) {
         auto it = current.find(k);
@@ -336,7 +339,7 @@ void AppController::useExample(int index) {
 }
 
 void AppController::resetSettings() {
-    settings_ = defaultSettings(examples_);
+    settings_ = defaults_;
     applyPreset(0);
     applyComparePreset(presets_.size() > 1 ? 1 : 0);
 }
@@ -504,12 +507,51 @@ void AppController::onModelLoaded(quint64 ticket, const ModelInfo& info) {
     loading_ = false;
     switching_backend_ = false;
     setChat(info.chatTemplate);  // as in the CLI: through the template when there is one it renders
+    if (!switched) adoptModelDefaults(info);
     Q_EMIT modelChanged();
     Q_EMIT loadingChanged();
     if (switched) setStatus(tr("%1 now runs on the %2 backend").arg(info.name, backendLabel(info.backend)));
     else setStatus(tr("Loaded %1 (%2) on the %3 backend").arg(info.name, info.summary, backendLabel(info.backend)));
     saveSettings();
     requestValidation();
+}
+
+void AppController::adoptModelDefaults(const ModelInfo& info) {
+    std::vector<std::string> notes = info.generation.notes;
+    const QVariantMap next =
+        fromStd(dlm::model_default_settings(toStd(defaultSettings(examples_)), info.generation, &notes));
+    for (QVariantMap* s : {&settings_, &compare_settings_}) {
+        bool canvas_moved = false;
+        for (auto it = next.cbegin(); it != next.cend(); ++it) {
+            const QString now = s->value(it.key()).toString();
+            if (now == defaults_.value(it.key()).toString() && now != it.value().toString()) {
+                s->insert(it.key(), it.value());
+                canvas_moved |= it.key() == QLatin1String("gen_length");
+            }
+        }
+        if (canvas_moved) fitBlockLength(*s);
+    }
+    defaults_ = next;
+    QStringList given;
+    const QVariantMap changed = modelDefaults();
+    for (auto it = changed.cbegin(); it != changed.cend(); ++it) given << it.key() + "=" + it.value().toString();
+    model_defaults_note_.clear();
+    if (!given.isEmpty()) model_defaults_note_ = tr("Model defaults (generation_config.json): %1.").arg(given.join(", "));
+    for (const std::string& n : notes)
+        model_defaults_note_ += (model_defaults_note_.isEmpty() ? QString() : QStringLiteral(" ")) +
+                                tr("Not used: %1.").arg(QString::fromStdString(n));
+    preset_index_ = matchPreset(settings_);
+    compare_preset_index_ = matchPreset(compare_settings_);
+    Q_EMIT settingsChanged();
+    validate_timer_.start();
+}
+
+QVariantMap AppController::modelDefaults() const {
+    QVariantMap out;
+    const QVariantMap schema = defaultSettings(examples_);
+    for (auto it = defaults_.cbegin(); it != defaults_.cend(); ++it)
+        if (schema.value(it.key()).toString() != it.value().toString()) out.insert(it.key(), it.value());
+    return out;
 }
 
 void AppController::onModelLoadFailed(quint64 ticket, const QString& error) {

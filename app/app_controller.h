@@ -42,6 +42,11 @@ class AppController : public QObject {
     Q_PROPERTY(bool chatAvailable READ chatAvailable NOTIFY modelChanged)
     Q_PROPERTY(QString chatTemplateName READ chatTemplateName NOTIFY modelChanged)
     Q_PROPERTY(QString chatTemplateNote READ chatTemplateNote NOTIFY modelChanged)
+    // The loaded model's generation_config.json: the settings whose default it changes (key ->
+    // value) and one line saying so, with what it publishes that is not used. A setting still at
+    // its old default follows a newly loaded model's; one the user changed stays.
+    Q_PROPERTY(QVariantMap modelDefaults READ modelDefaults NOTIFY modelChanged)
+    Q_PROPERTY(QString modelDefaultsNote READ modelDefaultsNote NOTIFY modelChanged)
     Q_PROPERTY(bool cudaBuilt READ cudaBuilt CONSTANT)
     Q_PROPERTY(bool running READ running NOTIFY runningChanged)
     Q_PROPERTY(bool paused READ paused NOTIFY runningChanged)
@@ -108,6 +113,8 @@ public:
     bool chatAvailable() const { return model_loaded_ && model_.chatTemplate; }
     QString chatTemplateName() const { return model_loaded_ ? model_.chatTemplateName : QString(); }
     QString chatTemplateNote() const { return model_loaded_ ? model_.chatTemplateNote : QString(); }
+    QVariantMap modelDefaults() const;
+    QString modelDefaultsNote() const { return model_defaults_note_; }
     bool cudaBuilt() const;
     bool running() const { return running_; }
     bool paused() const { return paused_; }
@@ -220,6 +227,8 @@ private:
     void loadSettings();
     void buildCatalogue();
     int matchPreset(const QVariantMap& s) const;
+    void mergePreset(QVariantMap& s, int index) const;
+    void adoptModelDefaults(const ModelInfo& info);
 
     Options options_;
     QThread thread_;
@@ -238,6 +247,10 @@ private:
     QString status_, error_, prompt_;
     bool chat_ = true;
     QVariantMap settings_, compare_settings_;
+    // What Defaults and the presets reset to: the schema's defaults on the first worked example's
+    // canvas, under the loaded model's generation_config.json.
+    QVariantMap defaults_;
+    QString model_defaults_note_;
     QVariantList issues_;
     bool validated_ = false;
     QVariantList presets_, parameters_;

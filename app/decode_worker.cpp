@@ -107,6 +107,7 @@ ModelInfo DecodeWorker::loadedInfo(dlm::BackendKind kind, const std::string& not
     info.backendChoice = QString::fromUtf8(dlm::backend_kind_name(kind));
     info.backend = QString::fromStdString(backend_->name());
     info.backendNote = QString::fromStdString(note);
+    info.generation = dlm::read_generation_defaults(checkpoint_->dir);
     return info;
 }
 

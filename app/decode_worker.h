@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <QVariantMap>
 
+#include "decode/generation_defaults.h"
 #include "trace_ptr.h"
 
 namespace dlm {
@@ -30,6 +31,7 @@ struct ModelInfo {
     QString backendChoice;  // what was asked for: "auto", "cpu" or "cuda"
     QString backend;        // what runs it: Backend::name() ("cpu", "cuda")
     QString backendNote;    // why that is not what was asked for (empty when it is)
+    dlm::GenerationDefaults generation;  // the decode defaults its generation_config.json publishes
 };
 Q_DECLARE_METATYPE(ModelInfo)
 

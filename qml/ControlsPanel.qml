@@ -149,6 +149,15 @@ Rectangle {
                 }
             }
 
+            // The model's own decode defaults (its generation_config.json), and what of it is not used.
+            Label {
+                objectName: "modelDefaultsNote"
+                visible: App.modelDefaultsNote !== ""
+                Layout.fillWidth: true
+                text: App.modelDefaultsNote
+                color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap
+            }
+
             Label { text: qsTr("Strategy preset"); color: Theme.dim; font.pixelSize: Theme.small }
             ComboBox {
                 id: presetBox

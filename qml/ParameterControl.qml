@@ -26,7 +26,10 @@ ColumnLayout {
             color: Theme.dim
             font.pixelSize: Theme.small
             Layout.preferredWidth: 108
-            ToolTip.text: control.spec.help
+            // A model's generation_config.json may move the default: said after the schema's.
+            ToolTip.text: App.modelDefaults[control.spec.key] !== undefined
+                          ? control.spec.help + " " + qsTr("This model's default: %1.").arg(App.modelDefaults[control.spec.key])
+                          : control.spec.help
             ToolTip.visible: hover.hovered
             HoverHandler { id: hover }
         }

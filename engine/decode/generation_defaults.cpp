@@ -50,9 +50,23 @@ GenerationDefaults parse_generation_defaults(const std::string& text, const std:
     // do_sample = false is greedy whatever the temperature says (transformers' rule).
     if (auto it = doc.find("do_sample"); it != doc.end() && it->is_boolean() && !it->get<bool>())
         out.settings["temperature"] = "0";
-    for (const char* key : {"steps", "max_new_tokens", "max_length"})
-        if (auto it = doc.find(key); it != doc.end() && !it->is_null())
-            out.notes.push_back(std::string(key) + "=" + it->dump() + " is the task's size: set it with gen_length / steps");
+    // The task's size: max_new_tokens is the gen length; max_length counts the prompt too, so it
+    // says nothing about the canvas.
+    for (const auto& [file_key, key] : {std::pair<const char*, const char*>{"max_new_tokens", "gen_length"}, {"steps", "steps"}}) {
+        auto it = doc.find(file_key);
+        if (it == doc.end() || it->is_null()) continue;
+        DecodeSettings probe;
+        try {
+            if (!it->is_number_integer()) throw Error("not a whole number");
+            probe.set(key, std::to_string(it->get<long long>()));
+            out.task[key] = std::to_string(it->get<long long>());
+        } catch (const Error& e) {
+            out.notes.push_back(std::string(file_key) + "=" + it->dump() + " is not a valid " + key + " (" + e.what() +
+                                "); left at the default");
+        }
+    }
+    if (auto it = doc.find("max_length"); it != doc.end() && !it->is_null() && !out.task.count("gen_length"))
+        out.notes.push_back("max_length=" + it->dump() + " counts the prompt too; the gen length stays the default");
     return out;
 }
 
@@ -60,7 +74,49 @@ GenerationDefaults read_generation_defaults(const std::filesystem::path& dir) {
     const auto path = dir / "generation_config.json";
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return {};
-    return parse_generation_defaults(read_text_file(path, limits::kConfigJsonBytes, "generation config"), path.string());
+    try {
+        return parse_generation_defaults(read_text_file(path, limits::kConfigJsonBytes, "generation config"),
+                                         "generation_config.json");
+    } catch (const std::exception& e) {
+        GenerationDefaults none;
+        none.notes.push_back(std::string(e.what()) + "; its decode defaults are not used");
+        return none;
+    }
+}
+
+std::vector<std::string> layer_generation_defaults(DecodeSettings& s, const GenerationDefaults& d,
+                                                   const std::set<std::string>& user_given) {
+    std::vector<std::string> notes;
+    for (const auto& [key, value] : d.settings)
+        if (!user_given.count(key)) s.set(key, value);
+    if (user_given.count("gen_length") || user_given.count("steps")) return notes;  // the user sized the task
+    if (auto it = d.task.find("gen_length"); it != d.task.end()) {
+        s.set("gen_length", it->second);
+        s.set("steps", it->second);  // steps follow the gen length unless the model gives them
+    }
+    if (auto it = d.task.find("steps"); it != d.task.end()) {
+        if (std::stoll(it->second) <= s.gen_length) s.set("steps", it->second);
+        else
+            notes.push_back("the model's steps=" + it->second + " are for a longer canvas than gen_length=" +
+                            std::to_string(s.gen_length) + "; steps follow the gen length");
+    }
+    return notes;
+}
+
+std::map<std::string, std::string> model_default_settings(std::map<std::string, std::string> base,
+                                                          const GenerationDefaults& d,
+                                                          std::vector<std::string>* notes) {
+    DecodeSettings s;
+    for (const auto& [key, value] : base) s.set(key, value);
+    const std::vector<std::string> not_applied = layer_generation_defaults(s, d, {});
+    if (notes) notes->insert(notes->end(), not_applied.begin(), not_applied.end());
+    const auto layered = s.to_map();
+    std::set<std::string> changed;
+    for (const auto& [key, value] : d.settings) changed.insert(key);
+    if (!d.task.empty()) changed.insert({"gen_length", "steps"});
+    for (const std::string& key : changed)
+        if (auto it = layered.find(key); it != layered.end()) base[key] = it->second;
+    return base;
 }
 
 }  // namespace dlm

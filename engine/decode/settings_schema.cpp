@@ -310,12 +310,14 @@ const std::vector<StrategyPreset>& strategy_presets() {
 }
 
 std::map<std::string, std::string> apply_preset(const std::map<std::string, std::string>& current,
-                                                const StrategyPreset& preset) {
+                                                const StrategyPreset& preset,
+                                                const std::map<std::string, std::string>& defaults) {
     std::map<std::string, std::string> out;
     for (const auto& s : settings_schema()) {
         if (s.is_parameter()) continue;
         auto it = current.find(s.key);
-        out[s.key] = s.task && it != current.end() ? it->second : s.default_value;
+        auto d = defaults.find(s.key);
+        out[s.key] = s.task && it != current.end() ? it->second : d != defaults.end() ? d->second : s.default_value;
     }
     for (const auto& [k, v] : preset.settings) out[k] = v;
     return out;

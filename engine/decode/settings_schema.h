@@ -62,8 +62,9 @@ const std::vector<std::string>& strategies_reading(std::string_view name_space);
 std::set<std::string> namespaces_of(std::string_view strategy);
 
 // A named starting point. Applying one gives every setting it names its value, every other
-// non-task setting its schema default, and drops strategy parameters it does not name; task
-// settings (gen length, steps, block length, seed, trace detail) stay unless it names them.
+// non-task setting its default, and drops strategy parameters it does not name; task settings
+// (gen length, steps, block length, seed, trace detail) stay unless it names them. The defaults
+// are the schema's, or `defaults` where it has the key (a model's, see model_default_settings).
 struct StrategyPreset {
     std::string name;
     std::string description;
@@ -71,7 +72,8 @@ struct StrategyPreset {
 };
 const std::vector<StrategyPreset>& strategy_presets();
 std::map<std::string, std::string> apply_preset(const std::map<std::string, std::string>& current,
-                                                const StrategyPreset& preset);
+                                                const StrategyPreset& preset,
+                                                const std::map<std::string, std::string>& defaults = {});
 // The decode settings (no parameters) at their schema defaults, as key -> value text.
 std::map<std::string, std::string> default_settings();
 

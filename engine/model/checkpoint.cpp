@@ -54,7 +54,7 @@ std::string token_content(const json& v) {
 //  3. eot_token_id: the end-of-turn piece of the chat format ("<|eot_id|>" for LLaDA,
 //     "<|im_end|>" for ChatML) when the tokenizer has it and it differs from eos.
 // The result goes through parse_model_config, so every filled id is validated like a written one.
-void fill_special_ids(json& config, const fs::path& dir, const Tokenizer& tokenizer) {
+void fill_special_ids(json& config, const fs::path& dir, const Tokenizer& tokenizer, std::vector<std::string>& warnings) {
     const json generation = read_optional_json(dir / "generation_config.json");
     for (const char* key : {"bos_token_id", "eos_token_id", "pad_token_id", "mask_token_id"}) {
         if (missing(config, key) && generation.contains(key) && !generation.at(key).is_null()) {
@@ -67,10 +67,21 @@ void fill_special_ids(json& config, const fs::path& dir, const Tokenizer& tokeni
                                                            {"pad_token_id", "pad_token"},
                                                            {"mask_token_id", "mask_token"}};
     for (const auto& [key, field] : by_piece) {
-        if (!missing(config, key) || !tok_config.contains(field)) continue;
+        if (!tok_config.contains(field)) continue;
         const std::string piece = token_content(tok_config.at(field));
         if (piece.empty()) continue;
-        if (auto id = tokenizer.token_id(piece)) config[key] = *id;
+        const auto id = tokenizer.token_id(piece);
+        if (missing(config, key)) {
+            if (id) config[key] = *id;
+        } else if (id && config.at(key).is_number_integer() && config.at(key).get<long long>() != *id) {
+            // Both files name this token and disagree: config.json is the authority, said aloud.
+            const long long written = config.at(key).get<long long>();
+            std::string named;
+            if (written >= 0 && written < tokenizer.vocab_size()) named = " (" + tokenizer.token_text(static_cast<int32_t>(written)) + ")";
+            warnings.push_back(std::string("config.json's ") + key + " " + std::to_string(written) + named +
+                               " differs from tokenizer_config.json's " + field + " " + piece + " (" +
+                               std::to_string(*id) + "); config.json's is used");
+        }
     }
     if (missing(config, "eot_token_id")) {
         for (const char* piece : {"<|eot_id|>", "<|im_end|>"}) {
@@ -122,7 +133,8 @@ Checkpoint load_checkpoint(const fs::path& dir) {
                     " rows; tokenizer and weights do not belong together");
     }
     const std::string before = config.dump();
-    fill_special_ids(config, dir, *tokenizer);
+    std::vector<std::string> warnings;
+    fill_special_ids(config, dir, *tokenizer, warnings);
     const std::string source = config.dump() == before
                                    ? config_path.string()
                                    : config_path.string() + " (ids completed from generation_config.json / "
@@ -130,7 +142,8 @@ Checkpoint load_checkpoint(const fs::path& dir) {
     ModelConfig model_config = parse_model_config(config.dump(), source);
 
     std::shared_ptr<WeightStore> store = WeightStore::open(dir);
-    return Checkpoint{dir, bind_weights(model_config, std::move(store)), std::move(tokenizer), read_chat_template(dir)};
+    return Checkpoint{dir, bind_weights(model_config, std::move(store)), std::move(tokenizer), read_chat_template(dir),
+                      std::move(warnings)};
 }
 
 }  // namespace dlm

@@ -14,6 +14,9 @@ struct Checkpoint {
     ModelWeights weights;
     std::shared_ptr<Tokenizer> tokenizer;
     ChatTemplate chat_template;  // as recognised from the folder's published template text
+    // Disagreements between the folder's files that loading resolved (one line each): e.g. config.json's
+    // bos_token_id naming another token than tokenizer_config.json's bos_token. inspect prints them.
+    std::vector<std::string> warnings;
     const ModelConfig& config() const { return weights.config; }
 };
 

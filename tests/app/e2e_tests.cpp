@@ -540,6 +540,51 @@ private Q_SLOTS:
         QVERIFY(!box->isEnabled());
     }
 
+    // A model's generation_config.json moves the defaults: settings still at the old default
+    // follow, the user's own values stay, Defaults and the presets reset to the model's, the note
+    // names them, and loading a model without the file moves them back.
+    void modelDefaultsFromGenerationConfig() {
+        AppUnderTest app;
+        QVERIFY(app.w.window);
+        QVERIFY(loadModel(app.c));
+        QVERIFY(app.c.modelDefaults().isEmpty());
+        QVERIFY(app.c.modelDefaultsNote().isEmpty());
+        const QString schema_top_k = app.c.settings().value("top_k").toString();
+        app.c.setSetting("top_p", "0.9");  // the user's: stays whatever the model says
+
+        QTemporaryDir copy;
+        for (const QString& f : QDir(modelDir()).entryList(QDir::Files)) QVERIFY(QFile::copy(modelDir() + "/" + f, copy.filePath(f)));
+        QFile gen(copy.filePath("generation_config.json"));
+        QVERIFY(gen.open(QIODevice::WriteOnly));
+        gen.write(R"({"temperature": 0.5, "top_k": 7, "top_p": 0.8, "steps": 4096})");
+        gen.close();
+        app.c.loadModel(copy.path());
+        QTRY_VERIFY_WITH_TIMEOUT(!app.c.loading(), 60000);
+        QCOMPARE(app.c.modelDir(), copy.path());
+        QCOMPARE(app.c.settings().value("temperature").toString(), QStringLiteral("0.5"));
+        QCOMPARE(app.c.settings().value("top_k").toString(), QStringLiteral("7"));
+        QCOMPARE(app.c.settings().value("top_p").toString(), QStringLiteral("0.9"));
+        QCOMPARE(app.c.modelDefaults().value("top_p").toString(), QStringLiteral("0.8"));
+        const QString note = app.c.modelDefaultsNote();
+        QVERIFY2(note.contains("temperature=0.5") && note.contains("top_k=7"), qPrintable(note));
+        QVERIFY2(note.contains("steps=4096"), qPrintable(note));  // for a longer canvas: said, not used
+        auto* label = app.w.find<QQuickItem>("modelDefaultsNote");
+        QVERIFY(label);
+        QTRY_VERIFY(label->isVisible());
+
+        app.c.setSetting("temperature", "1.5");
+        app.c.applyPreset(1);  // a preset resets what it does not name to the model's default
+        QCOMPARE(app.c.settings().value("temperature").toString(), QStringLiteral("0.5"));
+        QCOMPARE(app.c.presetIndex(), 1);
+        app.c.resetSettings();
+        QCOMPARE(app.c.settings().value("top_p").toString(), QStringLiteral("0.8"));
+
+        QVERIFY(loadModel(app.c));  // back to a model without the file: back to the schema's
+        QTRY_COMPARE_WITH_TIMEOUT(app.c.modelDir(), modelDir(), 60000);
+        QCOMPARE(app.c.settings().value("top_k").toString(), schema_top_k);
+        QVERIFY(app.c.modelDefaultsNote().isEmpty());
+    }
+
     void rejectsBadModelFolder() {
         AppController c(AppController::Options{false, false});
         QVERIFY(loadModel(c));

@@ -399,8 +399,8 @@ TEST(CliTinyMdlm, EvalReportsWhenAnswerDigitsAreRevealed) {
 namespace dlm::cli_test {
 namespace {
 
-// A checkpoint's generation_config.json gives the sampling defaults; the command line wins over
-// them; the task's size it publishes (steps) is left to the user.
+// A checkpoint's generation_config.json gives the sampling defaults and the task's size; the
+// command line wins over both.
 TEST(CliRunGenerationDefaults, TheModelsDefaultsLayerUnderTheCommandLine) {
     test::ScratchDir scratch{"dlm-cli-gen-defaults"};
     const auto dir = scratch.path() / "tiny";
@@ -416,14 +416,21 @@ TEST(CliRunGenerationDefaults, TheModelsDefaultsLayerUnderTheCommandLine) {
     EXPECT_EQ(r.json().at("settings").at("temperature"), "0.5");
     EXPECT_EQ(r.json().at("settings").at("top_k"), "3");
     EXPECT_EQ(r.json().at("settings").at("top_p"), "1");   // null: the schema's default
-    EXPECT_EQ(r.json().at("settings").at("steps"), "8");   // the task's size is the user's
+    EXPECT_EQ(r.json().at("settings").at("steps"), "8");   // the user's gen length: steps follow it
     r = run({"--temperature", "0", "--set", "top_k=0"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.json().at("settings").at("temperature"), "0");
     EXPECT_EQ(r.json().at("settings").at("top_k"), "0");
     const auto inspect = run_cli({"inspect", dir.string()}, scratch.path());
     EXPECT_NE(inspect.out.find("temperature=0.5"), std::string::npos) << inspect.out;
-    EXPECT_NE(inspect.out.find("steps=512 is the task's size"), std::string::npos) << inspect.out;
+    EXPECT_NE(inspect.out.find("steps=512 (when the gen length is not set)"), std::string::npos) << inspect.out;
+
+    // Without a gen length, the model's max_new_tokens and steps size the task.
+    test::write_file(dir / "generation_config.json", R"({"max_new_tokens": 12, "steps": 6})");
+    r = run_cli({"run", "--model", dir.string(), "--prompt", "hello", "--json"}, scratch.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.json().at("settings").at("gen_length"), "12");
+    EXPECT_EQ(r.json().at("settings").at("steps"), "6");
 }
 
 }  // namespace

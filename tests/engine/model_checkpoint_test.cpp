@@ -91,6 +91,19 @@ TEST_F(ModelCheckpoint, ConfigIdsWinOverSideFiles) {
     const Checkpoint ck = load_checkpoint(dir.path());
     EXPECT_EQ(ck.config().eos_token_id, 300);
     EXPECT_EQ(ck.config().mask_token_id, 304);
+    EXPECT_TRUE(ck.warnings.empty());  // generation_config.json only fills what is missing
+}
+
+// config.json and tokenizer_config.json naming different tokens for one role: config.json's is
+// used, and the disagreement is said (inspect prints it), not silently picked.
+TEST_F(ModelCheckpoint, ConflictingSpecialTokensAreAWarning) {
+    write_checkpoint(tiny_llada_config());
+    test::write_file(dir / "tokenizer_config.json", R"({"eos_token": "<|im_end|>", "mask_token": "<mask>"})");
+    const Checkpoint ck = load_checkpoint(dir.path());
+    EXPECT_EQ(ck.config().eos_token_id, 300);
+    ASSERT_EQ(ck.warnings.size(), 1u);
+    EXPECT_NE(ck.warnings[0].find("eos_token_id 300"), std::string::npos) << ck.warnings[0];
+    EXPECT_NE(ck.warnings[0].find("<|im_end|> (302)"), std::string::npos) << ck.warnings[0];
 }
 
 TEST_F(ModelCheckpoint, MaskIdMissingEverywhere) {

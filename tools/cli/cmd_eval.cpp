@@ -196,7 +196,7 @@ int eval_main(std::span<const std::string> args) {
 
     LoadedModel model = load_model(model_dir, threads, backend);
     const Checkpoint& ckpt = *model.checkpoint;
-    const DecodeSettings settings = settings_from_args(a, read_generation_defaults(model_dir).settings);
+    const DecodeSettings settings = settings_from_args(a, read_generation_defaults(model_dir));
     const bool chat = ckpt.chat_template.recognised();
 
     // A causal model (the Guided Diffusion guider) is scored by greedy decoding through the same

@@ -143,7 +143,9 @@ int inspect_main(std::span<const std::string> args) {
               {"published", chat.published},
               {"note", chat.note}}},
             {"generation_defaults", gen.settings},
+            {"generation_task_defaults", gen.task},
             {"generation_notes", gen.notes},
+            {"warnings", ckpt.warnings},
             {"unexpected_tensors", ckpt.weights.unexpected},
         };
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
@@ -192,10 +194,12 @@ int inspect_main(std::span<const std::string> args) {
     std::cout << '\n' << "chat template  " << chat.describe() << '\n';
     // generation_config.json: the decode defaults it gives (under what the user sets).
     std::cout << "gen. defaults ";
-    if (gen.settings.empty()) std::cout << " none";
+    if (gen.settings.empty() && gen.task.empty()) std::cout << " none";
     for (const auto& [k, v] : gen.settings) std::cout << ' ' << k << '=' << v;
+    for (const auto& [k, v] : gen.task) std::cout << ' ' << k << '=' << v << " (when the gen length is not set)";
     std::cout << '\n';
     for (const auto& note : gen.notes) std::cout << "               (" << note << ")\n";
+    for (const auto& w : ckpt.warnings) std::cout << "warning        " << w << '\n';
     if (ckpt.weights.unexpected.empty()) {
         std::cout << "unexpected     none\n";
     } else {

@@ -123,7 +123,7 @@ int run_main(std::span<const std::string> args) {
 
     LoadedModel model = load_model(model_dir, threads, backend);
     const Checkpoint& ckpt = *model.checkpoint;
-    const DecodeSettings settings = settings_from_args(a, read_generation_defaults(model_dir).settings);
+    const DecodeSettings settings = settings_from_args(a, read_generation_defaults(model_dir));
     // A template the engine does not render exactly is never guessed: the prompt goes in raw, said once.
     const bool chat = ckpt.chat_template.recognised() && !a.flag("no-chat");
     if (!ckpt.chat_template.recognised() && !a.flag("no-chat") && (a.flag("chat") || ckpt.chat_template.published))

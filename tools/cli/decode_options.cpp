@@ -78,21 +78,25 @@ std::string decode_options_description() {
            backend_description();
 }
 
-DecodeSettings settings_from_args(const ParsedArgs& a, const std::map<std::string, std::string>& model_defaults) {
-    DecodeSettings s;  // the schema's defaults
-    for (const auto& [key, value] : model_defaults) apply(s, key, value, "the model's generation_config.json");
-    std::set<std::string> given;
+DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults& model_defaults) {
+    struct UserValue {
+        std::string key, value, source;
+    };
+    std::vector<UserValue> user;
     for (const auto& kv : a.all("set")) {
         auto [key, value] = split_key_value(kv, "--set");
-        apply(s, key, value, "--set " + kv);
-        given.insert(key);
+        user.push_back({key, value, "--set " + kv});
     }
-    for (const auto& d : kDedicated) {
-        if (auto v = a.get(d.option)) {
-            apply(s, d.key, *v, std::string("--") + d.option);
-            given.insert(d.key);
-        }
-    }
+    for (const auto& d : kDedicated)
+        if (auto v = a.get(d.option)) user.push_back({d.key, *v, std::string("--") + d.option});
+    std::set<std::string> given;
+    for (const auto& u : user) given.insert(u.key);
+
+    DecodeSettings s;  // the schema's defaults, then the model's under the user's
+    for (const std::string& note : model_defaults.notes) print_warning("generation_config.json: " + note);
+    for (const std::string& note : layer_generation_defaults(s, model_defaults, given))
+        print_warning("generation_config.json: " + note);
+    for (const auto& u : user) apply(s, u.key, u.value, u.source);
     apply_follow_rules(s, given);
     return s;
 }

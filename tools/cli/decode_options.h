@@ -13,6 +13,7 @@
 #include "compute/backend.h"
 #include "compute/backend_factory.h"
 #include "decode/decode_settings.h"
+#include "decode/generation_defaults.h"
 #include "model/checkpoint.h"
 
 namespace dlm::cli {
@@ -31,7 +32,10 @@ std::string decode_options_description();
 // length unless given. Throws UsageError naming the option for a bad value.
 // The schema's defaults, then the model's (its generation_config.json, once it is known), then
 // what the command line sets.
-DecodeSettings settings_from_args(const ParsedArgs& a, const std::map<std::string, std::string>& model_defaults = {});
+// The schema's defaults, then the model's generation_config.json defaults (layer_generation_defaults),
+// then what the command line sets; the model's notes (what it publishes but is not applied) are
+// printed as warnings.
+DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults& model_defaults = {});
 
 // validate() against the model and the templated prompt: errors -> UsageError (all of them in
 // one line); warnings -> "warning: ..." on stderr, each distinct message once per `already_warned`.
