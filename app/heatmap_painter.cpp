@@ -83,45 +83,19 @@ double KlImage::value(int pos, int step) const {
 void RevealImage::reset(int positions, int planned) {
     reveal_.assign(size_t(std::max(0, positions)), -1);
     lock_.assign(reveal_.size(), -1);
-    applied_ = -1;
     planned_ = std::max(1, planned);
     img_ = QImage(std::max(1, positions), 2, QImage::Format_ARGB32_Premultiplied);
     img_.fill(Qt::transparent);
 }
 
-void RevealImage::apply(const dlm::StepTrace& s) {
-    for (const auto& p : s.positions) {
-        if (p.pos < 0 || p.pos >= int(reveal_.size())) continue;
-        auto& r = reveal_[size_t(p.pos)];
-        auto& l = lock_[size_t(p.pos)];
-        switch (p.event) {
-        case dlm::PosEvent::Unmask:
-        case dlm::PosEvent::FlipFlop: r = s.step; break;
-        case dlm::PosEvent::Remask: r = -1; l = -1; break;
-        case dlm::PosEvent::Lock: l = s.step; break;
-        case dlm::PosEvent::Unlock: l = -1; break;
-        default: break;
-        }
-        if (r < 0 && p.state != dlm::PosState::Masked && p.state != dlm::PosState::Prompt) r = s.step;
-    }
-}
-
 void RevealImage::showUpTo(const RunHistory& h, int upto) {
     upto = std::min(upto, h.stepCount() - 1);
-    if (upto < applied_) {  // scrubbed backwards: replay from the start
-        std::fill(reveal_.begin(), reveal_.end(), -1);
-        std::fill(lock_.begin(), lock_.end(), -1);
-        applied_ = -1;
-    }
-    for (int i = applied_ + 1; i <= upto; ++i) apply(h.step(i));
-    applied_ = upto;
-    paint();
-}
-
-void RevealImage::paint() {
+    const dlm::PositionTimeline& timeline = h.timeline();
     auto* top = reinterpret_cast<QRgb*>(img_.scanLine(0));
     auto* bottom = reinterpret_cast<QRgb*>(img_.scanLine(1));
     for (size_t i = 0; i < reveal_.size(); ++i) {
+        reveal_[i] = timeline.reveal_step(int(i), upto);
+        lock_[i] = timeline.lock_step(int(i), upto);
         top[i] = stepColor(reveal_[i], planned_).rgba();
         bottom[i] = stepColor(lock_[i], planned_).rgba();
     }

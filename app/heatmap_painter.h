@@ -31,7 +31,7 @@ private:
     int positions_ = 0, rows_ = 0;
 };
 
-// Reveal and lock steps as of `upto` (inclusive), computed forward incrementally.
+// Reveal and lock steps as of `upto` (inclusive), read from the run's position timeline.
 class RevealImage {
 public:
     void reset(int positions, int planned);
@@ -40,11 +40,9 @@ public:
     int revealStep(int pos) const { return pos >= 0 && pos < int(reveal_.size()) ? reveal_[size_t(pos)] : -1; }
     int lockStep(int pos) const { return pos >= 0 && pos < int(lock_.size()) ? lock_[size_t(pos)] : -1; }
 private:
-    void apply(const dlm::StepTrace& s);
-    void paint();
     QImage img_;
-    std::vector<int> reveal_, lock_;
-    int applied_ = -1, planned_ = 1;
+    std::vector<int> reveal_, lock_;  // as shown
+    int planned_ = 1;
 };
 
 }  // namespace heatmap

@@ -1,6 +1,5 @@
 #include "run_history.h"
 
-#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -9,9 +8,7 @@ void RunHistory::reset(TraceHeaderPtr header) {
     summary_.reset();
     steps_.clear();
     totals_.clear();
-    reveal_.clear();
-    lock_.clear();
-    event_counts_.clear();
+    timeline_.reset(header_ ? header_->gen_length : 0);
 }
 
 int RunHistory::positionCount() const {
@@ -30,35 +27,6 @@ void RunHistory::append(StepTracePtr s) {
     t.wall_ms += s->wall_ms;
     t.unmasked += s->newly_unmasked;
     totals_.push_back(t);
-
-    std::array<int, 8> counts{};
-    const int n = int(s->positions.size());
-    if (int(reveal_.size()) < n) {
-        reveal_.resize(size_t(n), -1);
-        lock_.resize(size_t(n), -1);
-    }
-    for (const auto& p : s->positions) {
-        const auto e = size_t(p.event);
-        if (e < counts.size()) ++counts[e];
-        if (p.pos < 0 || p.pos >= n) continue;
-        switch (p.event) {
-        case dlm::PosEvent::Unmask:
-        case dlm::PosEvent::FlipFlop: reveal_[size_t(p.pos)] = s->step; break;
-        case dlm::PosEvent::Remask: reveal_[size_t(p.pos)] = -1; lock_[size_t(p.pos)] = -1; break;
-        case dlm::PosEvent::Lock: lock_[size_t(p.pos)] = s->step; break;
-        case dlm::PosEvent::Unlock: lock_[size_t(p.pos)] = -1; break;
-        default: break;
-        }
-        // A position can appear unmasked without an event (e.g. a trace written by a strategy
-        // that commits silently); record the first step it was seen so.
-        if (reveal_[size_t(p.pos)] < 0 && p.state != dlm::PosState::Masked && p.state != dlm::PosState::Prompt)
-            reveal_[size_t(p.pos)] = s->step;
-    }
-    event_counts_.push_back(counts);
+    timeline_.append(*s);
     steps_.push_back(std::move(s));
-}
-
-int RunHistory::eventCount(int step, dlm::PosEvent e) const {
-    if (step < 0 || size_t(step) >= event_counts_.size()) return 0;
-    return event_counts_[size_t(step)][size_t(e)];
 }

@@ -1,11 +1,12 @@
 #pragma once
 // Everything recorded about one run: the header, every step's trace (so any past step can be
-// shown again) and what is derived from them incrementally (reveal / lock step per position,
+// shown again) and what is derived from them incrementally (the engine's position timeline,
 // cumulative costs). Plain C++, no QObject: the GUI thread owns it, tests build it directly.
-#include <array>
 #include <optional>
 #include <vector>
 
+#include "decode/revision_counters.h"
+#include "trace/position_timeline.h"
 #include "trace_ptr.h"
 
 struct StepTotals {
@@ -31,19 +32,18 @@ public:
     const StepTotals& totals(int i) const { return totals_.at(size_t(i)); }
     int positionCount() const;  // generated positions (from the header, else the first step)
 
-    // The step at which a position was first unmasked / locked (-1 = not yet); the latest one
-    // when a remask undid an earlier reveal.
-    int revealStep(int pos) const { return at(reveal_, pos); }
-    int lockStep(int pos) const { return at(lock_, pos); }
-    // Counts of events of one kind in a step (remasks, flip-flops, ...).
-    int eventCount(int step, dlm::PosEvent e) const;
+    // When each position was revealed / locked, as of any step (dlm::PositionTimeline).
+    const dlm::PositionTimeline& timeline() const { return timeline_; }
+    int revealStep(int pos) const { return timeline_.reveal_step(pos); }
+    int lockStep(int pos) const { return timeline_.lock_step(pos); }
+    // A step's remasks, flip-flops, replacements... as the engine counted them (its counters; a
+    // step that commits and remasks one position shows one event but counts both).
+    dlm::RevisionCounts revisions(int step) const { return dlm::RevisionCounts::from(this->step(step).counters); }
 
 private:
-    static int at(const std::vector<int>& v, int i) { return i >= 0 && size_t(i) < v.size() ? v[size_t(i)] : -1; }
     TraceHeaderPtr header_;
     TraceSummaryPtr summary_;
     std::vector<StepTracePtr> steps_;
     std::vector<StepTotals> totals_;
-    std::vector<int> reveal_, lock_;
-    std::vector<std::array<int, 8>> event_counts_;
+    dlm::PositionTimeline timeline_;
 };

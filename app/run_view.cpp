@@ -166,7 +166,6 @@ QVariantMap RunView::positionDetails(int pos) const {
     if (pos < 0 || pos >= history_.positionCount() || view_step_ < 0) return m;
     QVariantList conf, ent, kl, events, tops;
     const dlm::PositionTrace* last = nullptr;
-    int revealed = -1, locked = -1;  // as of the viewed step, not the end of the run
     for (int i = 0; i <= view_step_; ++i) {
         const auto& s = history_.step(i);
         const dlm::PositionTrace* p = nullptr;
@@ -176,15 +175,6 @@ QVariantMap RunView::positionDetails(int pos) const {
                 if (q.pos == pos) { p = &q; break; }
         if (!p) continue;
         last = p;
-        switch (p->event) {
-        case dlm::PosEvent::Unmask:
-        case dlm::PosEvent::FlipFlop: revealed = i; break;
-        case dlm::PosEvent::Remask: revealed = locked = -1; break;
-        case dlm::PosEvent::Lock: locked = i; break;
-        case dlm::PosEvent::Unlock: locked = -1; break;
-        default: break;
-        }
-        if (revealed < 0 && p->state != dlm::PosState::Masked && p->state != dlm::PosState::Prompt) revealed = i;
         auto num = [](float v) { return std::isnan(v) ? QVariant() : QVariant(double(v)); };
         conf.push_back(QVariantMap{{"step", i}, {"value", num(p->confidence)}});
         ent.push_back(QVariantMap{{"step", i}, {"value", num(p->entropy)}});
@@ -205,8 +195,9 @@ QVariantMap RunView::positionDetails(int pos) const {
     m["kl"] = kl;
     m["events"] = events;
     m["topk"] = tops;
-    m["revealStep"] = revealed;
-    m["lockStep"] = locked;
+    // As of the viewed step, not the end of the run.
+    m["revealStep"] = history_.timeline().reveal_step(pos, view_step_);
+    m["lockStep"] = history_.timeline().lock_step(pos, view_step_);
     if (last) {
         m["text"] = cell_style::displayToken(last->text, cell_style::looksSpecial(last->text)).text;
         m["token"] = last->token;

@@ -72,8 +72,9 @@ void StepStatsModel::syncTo(const RunHistory& h) {
         r.tps = s.wall_ms > 0 ? s.newly_unmasked / (s.wall_ms / 1000.0) : 0;
         r.e2e_tps = t.e2e_tps();
         r.newly = s.newly_unmasked;
-        r.remasks = h.eventCount(i, dlm::PosEvent::Remask);
-        r.flipflops = h.eventCount(i, dlm::PosEvent::FlipFlop);
+        const dlm::RevisionCounts revisions = h.revisions(i);
+        r.remasks = int(revisions.remasks);
+        r.flipflops = int(revisions.flipflops);
         max_flops_ = std::max({max_flops_, r.flops, r.dense});
         max_rows_ = std::max(max_rows_, double(std::max(r.rows, r.rows_total)));
         max_tps_ = std::max({max_tps_, r.tps, r.e2e_tps});

@@ -60,6 +60,7 @@ SyntheticRun makeSyntheticRun(int positions, int steps, bool withLocks) {
                     p.state = dlm::PosState::Masked;
                     p.event = dlm::PosEvent::Remask;
                     p.token = 99;
+                    st->counters["remasks"] += 1;  // as the engine counts it
                     --revealed;  // it will be revealed again later (keeps the counts honest)
                     break;
                 }
@@ -81,6 +82,7 @@ SyntheticRun makeSyntheticRun(int positions, int steps, bool withLocks) {
                     p.state = dlm::PosState::Active;
                     p.event = dlm::PosEvent::FlipFlop;
                     p.token = 100 + p.pos;
+                    st->counters["flipflops"] += 1;
                     p.text = " w" + std::to_string(p.pos);
                     ++newly;
                 }

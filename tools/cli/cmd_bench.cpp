@@ -265,13 +265,12 @@ MarkdownSection strategies(const BenchContext& ctx) {
                 DecodeSession& session = *made;
                 StrategyTotals& t = results[gen][c.label];
                 session.run([&](const StepTrace& st) {
-                    for (const PositionTrace& p : st.positions) {
-                        if (p.event == PosEvent::Remask) t.events["remasks"] += 1;
-                        if (p.event == PosEvent::FlipFlop) t.events["flipflops"] += 1;
-                        if (p.event == PosEvent::Replace) t.events["replaces"] += 1;
-                    }
+                    // The engine's own counts (a Saber step may commit and remask one position:
+                    // one event, two counts).
                     for (const auto& [k, v] : st.counters)
-                        if (k == "effective_remasks" || k == "locks" || k == "unlocks") t.events[k] += v;
+                        if (k == "remasks" || k == "flipflops" || k == "replaces" || k == "effective_remasks" ||
+                            k == "locks" || k == "unlocks")
+                            t.events[k] += v;
                     const auto i = static_cast<std::size_t>(st.step);
                     if (t.curve_sum.size() <= i) {
                         t.curve_sum.resize(i + 1, 0.0);

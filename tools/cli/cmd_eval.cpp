@@ -22,6 +22,7 @@
 #include "commands.h"
 #include "decode/ar_generate.h"
 #include "decode/decode_session.h"
+#include "trace/position_timeline.h"
 #include "decode_options.h"
 #include "eval_data.h"
 #include "output.h"
@@ -119,19 +120,16 @@ class RevealTracker {
 public:
     explicit RevealTracker(const Tokenizer& tok) : tok_(tok) {}
     void on_step(const StepTrace& st) {
-        if (reveal_.size() < st.positions.size()) {
-            reveal_.resize(st.positions.size(), -1);
+        timeline_.append(st);
+        if (token_.size() < st.positions.size()) {
             token_.resize(st.positions.size(), -1);
             text_.resize(st.positions.size());
         }
         for (const PositionTrace& p : st.positions) {
             const auto i = static_cast<std::size_t>(p.pos);
-            if (p.state == PosState::Masked) reveal_[i] = -1;  // a remask resets it
-            else if (reveal_[i] < 0) reveal_[i] = st.step;
             token_[i] = p.token;
             text_[i] = p.text;
         }
-        steps_ = st.step + 1;
     }
     RevealTimes times() const {
         RevealTimes r;
@@ -146,7 +144,8 @@ public:
             }
             so_far += text_[i];
             const bool digit = std::any_of(text_[i].begin(), text_[i].end(), [](char c) { return c >= '0' && c <= '9'; });
-            const double f = steps_ > 0 && reveal_[i] >= 0 ? double(reveal_[i]) / steps_ : 0.0;
+            const int steps = timeline_.steps(), revealed = timeline_.reveal_step(static_cast<int>(i));
+            const double f = steps > 0 && revealed >= 0 ? double(revealed) / steps : 0.0;
             if (after_marker && digit) a += f, ++na;
             else if (!after_marker) o += f, ++no;
             after_marker = after_marker || so_far.find("####") != std::string::npos;
@@ -158,10 +157,9 @@ public:
 
 private:
     const Tokenizer& tok_;
-    std::vector<int> reveal_;
+    PositionTimeline timeline_;
     std::vector<int32_t> token_;
     std::vector<std::string> text_;
-    int steps_ = 0;
 };
 
 }  // namespace
