@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <numeric>
 #include <unordered_map>
 
 #include "decode/decode_canvas.h"
 #include "decode/flops.h"
 #include "decode/revision_counters.h"
+#include "decode/shadow_columns.h"
 #include "decode/strategy.h"
 #include "text/chat_template.h"
 #include "util/error.h"
@@ -34,13 +34,8 @@ struct DecodeSession::Runtime {
     // seeds), each position's current token for RowStats::query_p, and the run's revision counters.
     std::vector<int32_t> input_tokens, query_tokens;
     RevisionCounter revision_counter;
-    // WINO's shadow block: the extended forward (canvas + shadow columns), the shadow rows'
-    // statistics and, per twin position, a pointer to them (StepContext::shadow).
-    int shadow_capacity = 0;
-    std::vector<int32_t> shadow_tokens, shadow_rows, shadow_head_rows, position_ids;
-    std::vector<int32_t> shadow_head_index, shadow_positions, shadow_query;
-    std::vector<RowStats> shadow_stats;
-    std::vector<const RowStats*> shadow_by_pos;
+    std::vector<PosEvent> events;  // the canvas's events, as the revision counter observes them
+    ShadowColumns shadow;          // WINO's shadow block
     std::unordered_map<int32_t, std::string> text_cache;
 
     const std::string& text(const Tokenizer& tok, int32_t id) {
@@ -94,12 +89,12 @@ DecodeSession::DecodeSession(Backend& backend, const Tokenizer& tokenizer, const
 
     Runtime& rt = *rt_;
     rt.items = settings_.cfg_scale > 0 ? 2 : 1;
-    rt.shadow_capacity = std::max(0, strategy_->revision->shadow_capacity());
-    if (rt.shadow_capacity > 0 && !backend_.supports_attention_layout())
+    rt.shadow.reset(n, strategy_->revision->shadow_capacity());
+    if (rt.shadow.capacity() > 0 && !backend_.supports_attention_layout())
         throw Error("strategy '" + settings_.strategy + "' verifies through a shadow block (explicit position ids and "
                     "a custom attention mask), which the " + backend_.name() +
                     " backend does not support yet; run it on the CPU backend");
-    for (int i = 0; i < rt.items; ++i) rt.caches.push_back(backend_.make_cache(n + (i == 0 ? rt.shadow_capacity : 0)));
+    for (int i = 0; i < rt.items; ++i) rt.caches.push_back(backend_.make_cache(n + (i == 0 ? rt.shadow.capacity() : 0)));
     rt.track_kl = effective_track_kl(settings_, config_, prompt_len) || strategy_->compute->needs_posteriors();
     if (rt.track_kl) rt.posteriors = backend_.make_posterior_store(n);
     // The mask token is never a candidate: committing [MASK] would reveal nothing (the reference
@@ -111,7 +106,6 @@ DecodeSession::DecodeSession(Backend& backend, const Tokenizer& tokenizer, const
     rt.revision_counter.reset(n);
     strategy_->revision->attach(backend_, *rt.caches[0]);
     rt.by_pos.assign(static_cast<std::size_t>(n), nullptr);
-    rt.shadow_by_pos.assign(static_cast<std::size_t>(n), nullptr);
     if (rt.items == 2) {
         rt.uncond_tokens.assign(canvas_->tokens().begin(), canvas_->tokens().end());
         std::fill(rt.uncond_tokens.begin(), rt.uncond_tokens.begin() + canvas_->prompt_length(), config_.mask_token_id);
@@ -131,17 +125,32 @@ std::vector<int32_t> DecodeSession::canvas() const {
     return {canvas_->tokens().begin(), canvas_->tokens().end()};
 }
 
+struct DecodeSession::Changes {
+    int unmasked = 0;            // positions the unmask policy committed
+    RevisionCounts revisions;    // remasks, replacements, flip-flops... of this step
+};
+
 StepTrace DecodeSession::step() {
     if (finished()) throw Error("decode session: step() called after the run finished");
     const auto t0 = std::chrono::steady_clock::now();
-    Runtime& rt = *rt_;
-    DecodeCanvas& cv = *canvas_;
-    const int n = cv.size();
-    const int prompt_len = cv.prompt_length();
-    cv.begin_step();
+    canvas_->begin_step();
+    plan_rows();
+    const int shadow = forward();
+    row_statistics();
+    const Changes changes = commit_and_revise();
+    StepTrace t = make_trace(changes, shadow);
+    t.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    totals_.add_step(t);
+    ++step_;
+    return t;
+}
 
-    // 1. Which rows to compute, and which generated positions get statistics. A shifted-logit
-    //    model (Dream) predicts position p from output row p - 1.
+// 1. Which rows to compute, and which generated positions get statistics. A shifted-logit model
+//    (Dream) predicts position p from output row p - 1.
+void DecodeSession::plan_rows() {
+    Runtime& rt = *rt_;
+    const DecodeCanvas& cv = *canvas_;
+    const int n = cv.size();
     strategy_->compute->plan_rows(step_, cv, rt.rows);
     std::fill(rt.computed.begin(), rt.computed.end(), 0);
     int32_t prev = -1;
@@ -159,7 +168,7 @@ StepTrace DecodeSession::step() {
         // The compute policy decides which positions get statistics: by default the generated
         // region; SureLock adds the prompt and drops locked positions. Under shifted logits
         // a prompt position 0 has no row that predicts it.
-        if (config_.shifted_logits && p == 0 && prompt_len > 0) continue;
+        if (config_.shifted_logits && p == 0 && cv.prompt_length() > 0) continue;
         if (!strategy_->compute->wants_stats(p, cv)) continue;
         const int src = config_.shifted_logits ? std::max(p - 1, 0) : p;
         if (!rt.computed[static_cast<std::size_t>(src)]) continue;
@@ -167,8 +176,13 @@ StepTrace DecodeSession::step() {
         rt.head_index.push_back(static_cast<int32_t>(rt.head_rows.size()) - 1);
         rt.stat_positions.push_back(p);
     }
+}
 
-    // 2. Forward (the conditional canvas, plus the prompt-masked one for CFG).
+// 2. The forward: the conditional canvas (as the revision policy wants it seen, plus its shadow
+//    columns), and the prompt-masked canvas for CFG.
+int DecodeSession::forward() {
+    Runtime& rt = *rt_;
+    const DecodeCanvas& cv = *canvas_;
     std::vector<ForwardItem> batch(static_cast<std::size_t>(rt.items));
     for (int i = 0; i < rt.items; ++i) {
         ForwardItem& it = batch[static_cast<std::size_t>(i)];
@@ -179,51 +193,28 @@ StepTrace DecodeSession::step() {
     }
     ForwardAdjustment adjust;
     strategy_->revision->adjust_forward(step_, cv, rt.rows, adjust);
+    const std::string who = "revision policy '" + std::string(strategy_->revision->name()) + "'";
     if (!adjust.masked_inputs.empty()) {
         rt.input_tokens.assign(cv.tokens().begin(), cv.tokens().end());
         for (int32_t p : adjust.masked_inputs) {
             if (!cv.is_generated(p))
-                throw Error("revision policy '" + std::string(strategy_->revision->name()) + "' masked position " +
-                            std::to_string(p) + " outside the generated region");
+                throw Error(who + " masked position " + std::to_string(p) + " outside the generated region");
             rt.input_tokens[static_cast<std::size_t>(p)] = config_.mask_token_id;
         }
         batch[0].tokens = rt.input_tokens;
     }
     batch[0].kv_override = adjust.kv_override;
     batch[0].want_attention = adjust.want_attention;
-    // WINO's shadow block: [MASK] columns after the canvas at the twins' positions, always computed
-    // and always through the LM head (their K/V depend on the current block).
-    const int shadow = adjust.shadow_count;
-    if (shadow != 0) {
-        const std::string who = "revision policy '" + std::string(strategy_->revision->name()) + "'";
-        if (shadow < 0 || shadow > rt.shadow_capacity)
-            throw Error(who + " asked for " + std::to_string(shadow) + " shadow columns; it announced at most " +
-                        std::to_string(rt.shadow_capacity));
-        if (adjust.shadow_twin_first < prompt_len || adjust.shadow_twin_first + shadow > n)
-            throw Error(who + " placed shadow twins outside the generated region");
-        if (rt.items != 1) throw Error(who + ": a shadow block cannot run with classifier-free guidance");
-        if (config_.shifted_logits)
-            throw Error(who + ": a shadow block needs a model whose row i predicts token i (not shifted logits)");
-        rt.shadow_tokens.assign(batch[0].tokens.begin(), batch[0].tokens.end());
-        rt.shadow_tokens.resize(static_cast<std::size_t>(n + shadow), config_.mask_token_id);
-        rt.position_ids.resize(static_cast<std::size_t>(n + shadow));
-        std::iota(rt.position_ids.begin(), rt.position_ids.begin() + n, 0);
-        std::iota(rt.position_ids.begin() + n, rt.position_ids.end(), adjust.shadow_twin_first);
-        rt.shadow_rows = rt.rows;
-        rt.shadow_head_rows = rt.head_rows;
-        for (int s = 0; s < shadow; ++s) {
-            rt.shadow_rows.push_back(n + s);
-            rt.shadow_head_rows.push_back(n + s);
-        }
-        batch[0].tokens = rt.shadow_tokens;
-        batch[0].rows = rt.shadow_rows;
-        batch[0].head_rows = rt.shadow_head_rows;
-        batch[0].position_ids = rt.position_ids;
-        batch[0].shadow = ShadowBlock{n, adjust.shadow_twin_first, shadow};
-    }
+    const int shadow = rt.shadow.extend(adjust.shadow, who, cv, rt.items, config_.shifted_logits, batch[0]);
     backend_.forward(batch);
+    return shadow;
+}
 
-    // 3. Per-position statistics and sampled tokens.
+// 3. Per-position statistics and sampled tokens, for the canvas rows and the shadow rows.
+void DecodeSession::row_statistics() {
+    Runtime& rt = *rt_;
+    const DecodeCanvas& cv = *canvas_;
+    const int n = cv.size();
     RowStatsRequest req;
     req.item = 0;
     req.head_row_index = rt.head_index;
@@ -248,41 +239,23 @@ StepTrace DecodeSession::step() {
     std::fill(rt.by_pos.begin(), rt.by_pos.end(), nullptr);
     for (std::size_t i = 0; i < rt.stats.size(); ++i)
         rt.by_pos[static_cast<std::size_t>(rt.stat_positions[i])] = &rt.stats[i];
-    // The shadow rows: each scores the token its twin holds (WINO's verification); no posterior
-    // store (they are not canvas positions), no display candidates.
-    std::fill(rt.shadow_by_pos.begin(), rt.shadow_by_pos.end(), nullptr);
-    if (shadow > 0) {
-        rt.shadow_head_index.clear();
-        rt.shadow_positions.clear();
-        rt.shadow_query.assign(static_cast<std::size_t>(n + shadow), -1);
-        for (int s = 0; s < shadow; ++s) {
-            const int twin = adjust.shadow_twin_first + s;
-            rt.shadow_head_index.push_back(static_cast<int32_t>(rt.head_rows.size()) + s);
-            rt.shadow_positions.push_back(n + s);
-            rt.shadow_query[static_cast<std::size_t>(n + s)] = cv.is_masked(twin) ? -1 : cv.token(twin);
-        }
-        RowStatsRequest sreq = req;
-        sreq.head_row_index = rt.shadow_head_index;
-        sreq.positions = rt.shadow_positions;
-        sreq.posteriors = nullptr;
-        sreq.display_top_k = 0;
-        sreq.query_token_at = rt.shadow_query;
-        rt.shadow_stats = backend_.row_stats(sreq);
-        if (rt.shadow_stats.size() != static_cast<std::size_t>(shadow))
-            throw Error("backend '" + backend_.name() + "' returned " + std::to_string(rt.shadow_stats.size()) +
-                        " statistics rows for " + std::to_string(shadow) + " shadow rows");
-        for (int s = 0; s < shadow; ++s)
-            rt.shadow_by_pos[static_cast<std::size_t>(adjust.shadow_twin_first + s)] = &rt.shadow_stats[static_cast<std::size_t>(s)];
-    }
+    rt.shadow.score(backend_, req, static_cast<int>(rt.head_rows.size()), cv);
+}
 
-    // 4. Commit, revise, and let the compute policy react (lock/freeze).
-    const StepContext ctx{step_, settings_.seed, cv, rt.by_pos, rt.shadow_by_pos};
+// 4. Commit, revise, and let the compute policy react (lock/freeze).
+DecodeSession::Changes DecodeSession::commit_and_revise() {
+    Runtime& rt = *rt_;
+    DecodeCanvas& cv = *canvas_;
+    const int n = cv.size();
+    const StepContext ctx{step_, settings_.seed, cv, rt.by_pos, rt.shadow.by_position()};
     const std::vector<Commit> commits = strategy_->unmask->choose(ctx);
     for (const Commit& c : commits) cv.unmask(c.pos, c.token, step_);
+    Changes changes;
+    changes.unmasked = static_cast<int>(commits.size());
     // the COVER paper, §4, §6.1: re-unmasks are judged here, before a revision may remask them again.
-    std::vector<PosEvent> events(static_cast<std::size_t>(n));
-    for (int p = 0; p < n; ++p) events[static_cast<std::size_t>(p)] = cv.event(p);
-    RevisionCounts revision_counts = rt.revision_counter.observe_commits(events);
+    rt.events.resize(static_cast<std::size_t>(n));
+    for (int p = 0; p < n; ++p) rt.events[static_cast<std::size_t>(p)] = cv.event(p);
+    changes.revisions = rt.revision_counter.observe_commits(rt.events);
     for (const Revision& r : strategy_->revision->revise(ctx)) {
         switch (r.kind) {
             case Revision::Kind::Remask: cv.remask(r.pos); break;
@@ -297,10 +270,19 @@ StepTrace DecodeSession::step() {
     for (const StateChange& ch : strategy_->compute->after_step(ctx)) cv.set_state(ch.pos, ch.state, ch.event);
     if (rt.items == 2) {
         // The unconditional canvas follows every change of the generated region.
-        std::copy(cv.tokens().begin() + prompt_len, cv.tokens().end(), rt.uncond_tokens.begin() + prompt_len);
+        std::copy(cv.tokens().begin() + cv.prompt_length(), cv.tokens().end(), rt.uncond_tokens.begin() + cv.prompt_length());
     }
+    for (int p = 0; p < n; ++p) rt.events[static_cast<std::size_t>(p)] = cv.event(p);
+    changes.revisions += rt.revision_counter.observe_revisions(rt.events);
+    return changes;
+}
 
-    // 5. The trace.
+// 5. The trace of the step.
+StepTrace DecodeSession::make_trace(const Changes& changes, int shadow) const {
+    Runtime& rt = *rt_;
+    const DecodeCanvas& cv = *canvas_;
+    const int n = cv.size();
+    const int prompt_len = cv.prompt_length();
     StepTrace t;
     t.step = step_;
     t.block = strategy_->unmask->block_of_step(step_);
@@ -313,12 +295,10 @@ StepTrace DecodeSession::step() {
     t.paper_flops = rt.items * paper_flops(config_, n + shadow, m + shadow);
     t.paper_flops_dense = rt.items * paper_flops_dense(config_, n);
     t.lm_head_flops = rt.items * lm_head_flops(config_, static_cast<int>(rt.head_rows.size()) + shadow);
-    t.newly_unmasked = static_cast<int>(commits.size());
+    t.newly_unmasked = changes.unmasked;
     t.guider_flops = strategy_->unmask->guider_flops();
     strategy_->unmask->add_counters(t.counters);
-    for (int p = 0; p < n; ++p) events[static_cast<std::size_t>(p)] = cv.event(p);
-    revision_counts += rt.revision_counter.observe_revisions(events);
-    revision_counts.add_to(t.counters);
+    changes.revisions.add_to(t.counters);
     strategy_->compute->add_counters(t.counters);
     t.positions.resize(static_cast<std::size_t>(n - prompt_len));
     for (int p = prompt_len; p < n; ++p) {
@@ -336,10 +316,6 @@ StepTrace DecodeSession::step() {
             for (const TokenProb& c : s->top) pt.top.push_back({c.id, c.p, rt.text(tokenizer_, c.id)});
         }
     }
-    t.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-
-    totals_.add_step(t);
-    ++step_;
     return t;
 }
 

@@ -70,6 +70,14 @@ public:
     int masks_left() const;
 
 private:
+    // The phases of step(), in order.
+    void plan_rows();                  // which rows to compute, which positions get statistics
+    int forward();                     // the batch (CFG, the revision's view, shadow columns); returns the shadow count
+    void row_statistics();             // per-position statistics and sampled tokens
+    struct Changes;                    // what commit_and_revise() did
+    Changes commit_and_revise();       // unmask, revise, lock/freeze
+    StepTrace make_trace(const Changes& changes, int shadow) const;
+
     Backend& backend_;
     const Tokenizer& tokenizer_;
     const ModelConfig& config_;

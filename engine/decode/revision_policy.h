@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compute/backend.h"
+#include "decode/shadow_columns.h"
 #include "decode/step_context.h"
 
 namespace dlm {
@@ -28,13 +29,10 @@ struct ForwardAdjustment {
     std::vector<int32_t> masked_inputs;
     const KvOverride* kv_override = nullptr;
     bool want_attention = false;
-    // WINO's shadow block: shadow_count [MASK] columns appended after
-    // the canvas, at the RoPE positions of canvas positions [shadow_twin_first, + shadow_count),
-    // each seeing every canvas column except its twin (compute/backend.h ShadowBlock). The session
-    // computes them in the same forward and hands their statistics to revise() as
-    // StepContext::shadow. 0 = none; at most shadow_capacity().
-    int shadow_twin_first = -1;
-    int shadow_count = 0;
+    // WINO's shadow block (decode/shadow_columns.h): the session computes the columns in the same
+    // forward and hands their statistics to revise() as StepContext::shadow. At most
+    // shadow_capacity() columns.
+    ShadowRequest shadow;
 };
 
 class RevisionPolicy {

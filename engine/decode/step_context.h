@@ -18,7 +18,7 @@ struct StepContext {
     // position i was computed from output row i-1: policies never deal with the shift.
     std::span<const RowStats* const> stats;
     // Indexed by canvas position: the statistics of the shadow row whose twin is that position
-    // (ForwardAdjustment::shadow_count; WINO), with query_p = the shadow's raw probability of the
+    // (decode/shadow_columns.h; WINO), with query_p = the shadow's raw probability of the
     // token the twin held at the forward. nullptr where there is no shadow row.
     std::span<const RowStats* const> shadow = {};
 

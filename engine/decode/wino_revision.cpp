@@ -23,8 +23,7 @@ void WinoRevision::adjust_forward(int, const DecodeCanvas& canvas, std::span<con
     decoded_.clear();
     for (int p = begin; p < end; ++p)
         if (!canvas.is_masked(p)) decoded_.push_back(p);
-    adjust.shadow_twin_first = begin;
-    adjust.shadow_count = end - begin;
+    adjust.shadow = ShadowRequest{begin, end - begin};
 }
 
 std::vector<int32_t> WinoRevision::narrow_out(std::vector<std::pair<int32_t, double>> verified, double threshold_back,
