@@ -168,9 +168,21 @@ SUB_TPL = [
 # The column-by-column style (with carries) is four times longer than "a + b = c"; off by default
 # because on a CPU budget the short form reaches exact sums in fewer examples.
 COLUMN_STYLE = False
+# Column-aligned worked lines: operands zero-padded to the same width and the result to the width
+# it can reach ("023 + 516 = 0539"), so every digit's place is fixed by the prompt alone. A masked
+# diffusion model fills all positions at once and cannot shift later tokens when a carry adds a
+# digit; with the plain form it must guess the result's length before it knows the carry.
+# "" = plain; "max" = the wider operand's width; "fixed" = the family's widest operand (3 for
+# addition, 4 for addition4 and subtraction, 2 for multiplication), so every digit's place is
+# the same in every example of a family.
+ALIGNED = ""
 
 
-def add_render(p, rng, op="+"):
+def aligned(x, width):
+    return str(x).zfill(width) if ALIGNED else str(x)
+
+
+def add_render(p, rng, op="+", family_width=4):
     a, b = p["a"], p["b"]
     c = a + b if op == "+" else a - b
     if p["style"] == 1 and COLUMN_STYLE:
@@ -179,7 +191,8 @@ def add_render(p, rng, op="+"):
     else:
         # One short form: a model that must first choose among wordings learns the sum later,
         # and the copied operands sit right before the digits they produce.
-        resp = f"{a} {op} {b} = {c}"
+        w = family_width if ALIGNED == "fixed" else max(len(str(a)), len(str(b)))
+        resp = f"{aligned(a, w)} {op} {aligned(b, w)} = {aligned(c, w + 1 if op == '+' else w)}"
     return resp + f"\n#### {c}", str(c)
 
 
@@ -206,6 +219,31 @@ def sub_key(rng):
     if a < b:
         a, b = b, a
     return f"{a}-{b}", {"a": a, "b": b, "style": rng.choice([0, 0, 0, 1, 2])}
+
+
+# multiplication: a one-digit quantity times a price-sized number, the product every word-problem
+# line computes ("7 * $27 = $189"). Trained as a skill of its own; not one of the scored families.
+MUL_TPL = [
+    lambda p: f"What is {p['a']} * {p['b']}?",
+    lambda p: f"Compute {p['a']} times {p['b']}.",
+    lambda p: f"{p['a']} * {p['b']} = ?",
+    lambda p: f"How much is {p['a']} times {p['b']}?",
+    lambda p: f"Multiply {p['a']} by {p['b']}.",
+    # held-out
+    lambda p: f"What is the product of {p['a']} and {p['b']}?",
+    lambda p: f"If one costs ${p['b']}, what do {p['a']} cost in dollars?",
+]
+
+
+def mul_key(rng):
+    a, b = rng.randint(1, 9), rng.randint(1, 99)
+    return f"{a}*{b}", {"a": a, "b": b}
+
+
+def mul_render(p, rng):
+    c = p["a"] * p["b"]
+    w = 2 if ALIGNED == "fixed" else len(str(p["b"]))
+    return f"{p['a']} * {aligned(p['b'], w)} = {aligned(c, w + 1)}\n#### {c}", str(c)
 
 
 # word problems
@@ -255,7 +293,9 @@ def wp_render(p, rng):
         w = sing if q == 1 else plur
         t = q * price
         totals.append(t)
-        lines.append(f"{pr} bought {q} {w} at ${price} each, so {pr.lower()} spent {q} * ${price} = ${t}.")
+        # With fixed columns: the price in 2 digits, the product in 3 (9 * $60 = $540).
+        lines.append(f"{pr} bought {q} {w} at ${price} each, so {pr.lower()} spent "
+                     f"{q} * ${aligned(price, 2 if ALIGNED == 'fixed' else 0)} = ${aligned(t, 3 if ALIGNED == 'fixed' else 0)}.")
     tot = sum(totals)
     if len(totals) == 1:
         lines.append(f"The total cost is ${tot}.")
@@ -263,8 +303,9 @@ def wp_render(p, rng):
         # A running total, one two-term sum at a time: the same skill as the addition family,
         # where a sum of four terms at once would be a skill of its own.
         run, sums = totals[0], []
+        w = 4 if ALIGNED == "fixed" else 0  # the running total reaches 4 * $540
         for t in totals[1:]:
-            sums.append(f"${run} + ${t} = ${run + t}")
+            sums.append(f"${aligned(run, w)} + ${aligned(t, w)} = ${aligned(run + t, w)}")
             run += t
         lines.append("The total cost is " + ", ".join(sums) + ".")
     return "\n".join(lines) + f"\n#### {tot}", str(tot)
@@ -399,18 +440,21 @@ def story_render(p, rng):
 
 FAMILIES = {
     #            keygen    templates n_heldout render weight
-    "addition": (add_key, ADD_TPL, 2, lambda p, r: add_render(p, r, "+"), 0.30),
-    "addition4": (add4_key, ADD_TPL, 2, lambda p, r: add_render(p, r, "+"), 0.07),
-    "subtraction": (sub_key, SUB_TPL, 2, lambda p, r: add_render(p, r, "-"), 0.10),
+    "addition": (add_key, ADD_TPL, 2, lambda p, r: add_render(p, r, "+", 3), 0.30),
+    "addition4": (add4_key, ADD_TPL, 2, lambda p, r: add_render(p, r, "+", 4), 0.07),
+    "subtraction": (sub_key, SUB_TPL, 2, lambda p, r: add_render(p, r, "-", 4), 0.10),
     "word_problem": (wp_key, WP_TPL, 2, wp_render, 0.25),
     "sorting": (sort_key, SORT_TPL, 2, sort_render, 0.13),
     "counting": (cnt_key, CNT_TPL, 1, cnt_render, 0.10),
     "story": (story_key, STORY_TPL, 1, story_render, 0.05),
+    # Weight 0 in the default mixture, which therefore draws the same stream as before it existed;
+    # training commands name it in --family-weights.
+    "multiplication": (mul_key, MUL_TPL, 2, mul_render, 0.0),
 }
 # Recommended generation canvas (response tokens incl. <|eot|> and <|endoftext|> tail) per
 # family: >= the longest response of the family's short styles. Written to the eval jsonl.
-GEN_LENGTH = {"addition": 48, "addition4": 48, "subtraction": 48, "sorting": 96,
-              "counting": 64, "word_problem": 160, "story": 96}
+GEN_LENGTH = {"multiplication": 48, "addition": 48, "addition4": 48, "subtraction": 48, "sorting": 96,
+              "counting": 64, "word_problem": 192, "story": 96}
 SCORED = ["addition", "addition4", "subtraction", "word_problem", "sorting", "counting"]
 
 

@@ -131,25 +131,46 @@ def val_batches(n_batches, batch, max_len, seed=999):
 
 
 # ------------------------------------------------------------------ losses
-def mdlm_loss(model, ids, is_resp, gen, t_power=1.0):
+def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0):
     """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
     masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
-    CE on masked tokens weighted 1/p, normalised by the response length, mean over batch."""
+    CE on masked tokens weighted 1/p, normalised by the response length, mean over batch.
+
+    With suffix_prob > 0, that share of the sequences is masked as a decode meets it instead:
+    the response from a random cut on is masked, the part before it stays visible but for a few
+    tokens (mask rate up to 0.15). Uniform masking almost never shows "the operands are written,
+    every copy of the result is masked", the state in which a decode must compute a result; the
+    suffix form shows it at every cut. Its masked tokens' CE is averaged per sequence."""
     B, T = ids.shape
     u = torch.rand((), generator=gen)
     t = (u + torch.arange(B, dtype=torch.float32) / B) % 1.0
     # t ** power with power < 1 puts more sequences near a fully masked response, the state
     # inference starts from, where the answer can only come from the prompt.
     t = t ** t_power
-    pm = ((1 - EPS) * t + EPS).to(ids.device)
-    r = torch.rand((B, T), generator=gen).to(ids.device)  # drawn on the CPU: the same on every device
-    masked = (r < pm[:, None]) & is_resp
+    pm = ((1 - EPS) * t + EPS)
+    r = torch.rand((B, T), generator=gen)  # drawn on the CPU: the same on every device
+    pm_tok = pm[:, None].expand(B, T).clone()
+    if suffix_prob > 0:
+        suffix = torch.rand(B, generator=gen) < suffix_prob
+        start = is_resp.float().argmax(1)                       # first response position
+        length = is_resp.sum(1)
+        cut = start + (torch.rand(B, generator=gen) * (length + 1).float()).long().clamp(max=T)
+        after = torch.arange(T)[None, :] >= cut[:, None]
+        pre = 0.15 * torch.rand(B, generator=gen)
+        sfx_p = torch.where(after, torch.ones(B, T), pre[:, None].expand(B, T))
+        pm_tok = torch.where(suffix[:, None], sfx_p, pm_tok)
+    masked = (r < pm_tok) & is_resp
+    masked = masked.to(ids.device)
     noisy = torch.where(masked, torch.full_like(ids, C.MASK), ids)
     h = model.hidden(noisy)
     logits = model.head(h[masked])
     ce = F.cross_entropy(logits.float(), ids[masked], reduction="none")
     resp_len = is_resp.sum(1).clamp(min=1).float()
-    w = (1.0 / pm[:, None] / resp_len[:, None]).expand(B, T)[masked]
+    w = (1.0 / pm[:, None] / resp_len[:, None]).expand(B, T).clone()
+    if suffix_prob > 0:
+        n_masked = masked.sum(1).clamp(min=1).float().cpu()
+        w = torch.where(suffix[:, None], (1.0 / n_masked)[:, None].expand(B, T), w)
+    w = w.to(ids.device)[masked]
     loss = (ce * w).sum() / B
     return loss, ce.mean().detach(), int(masked.sum())
 
@@ -258,7 +279,14 @@ def main():
     ap.add_argument("--family-weights", default="",
                     help="the training mixture as family=weight,... (e.g. addition=3,word_problem=1); default: "
                     "the corpus mixture")
+    ap.add_argument("--suffix-mask", type=float, default=0.0,
+                    help="MDLM: share of sequences masked from a random cut of the response on (see mdlm_loss)")
+    ap.add_argument("--aligned-arithmetic", nargs="?", const="max", default="", choices=["", "max", "fixed"],
+                    help="zero-padded worked arithmetic lines (corpus.ALIGNED): max = to the wider operand "
+                    "(023 + 516 = 0539), fixed = to the family's widest operand (074 + 064 = 0138)")
     a = ap.parse_args()
+    corpus.ALIGNED = a.aligned_arithmetic
+    C.keep_freed_memory()
 
     torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
@@ -277,7 +305,7 @@ def main():
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": a.wd},
                              {"params": nodecay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
-    lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power)) if a.model == "mdlm" else ar_loss
+    lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask)) if a.model == "mdlm" else ar_loss
     weights = None
     if a.family_weights:
         weights = {}
