@@ -12,7 +12,7 @@
 #include <QUrl>
 
 #include "cell_style.h"
-#include "compute/backend_factory.h"
+#include "backends/backend_factory.h"
 #include "csv_export.h"
 #include "decode/decode_settings.h"
 #include "decode/generation_defaults.h"
@@ -396,10 +396,9 @@ void AppController::requestValidation() {
     }, Qt::QueuedConnection);
 }
 
-void AppController::onValidated(quint64 requestId, const QVariantList& issues, int) {
+void AppController::onValidated(quint64 requestId, const QVariantList& issues) {
     if (requestId != validation_counter_) return;  // a newer edit is already being checked
     issues_ = issues;
-    validated_ = true;
     Q_EMIT issuesChanged();
 }
 

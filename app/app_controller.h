@@ -214,7 +214,7 @@ private:
     void onStepReady(quint64 runId, const StepTracePtr& step);
     void onRunFinished(quint64 runId, const TraceSummaryPtr& summary, bool cancelled);
     void onRunFailed(quint64 runId, const QString& error);
-    void onValidated(quint64 requestId, const QVariantList& issues, int promptLength);
+    void onValidated(quint64 requestId, const QVariantList& issues);
     void startRunInto(RunView* view, const QVariantMap& settings);
     void requestValidation();
     void updateCompareSummary();
@@ -252,7 +252,6 @@ private:
     QVariantMap defaults_;
     QString model_defaults_note_;
     QVariantList issues_;
-    bool validated_ = false;
     QVariantList presets_, parameters_;
     QStringList strategies_;
     int preset_index_ = 0, compare_preset_index_ = 1;

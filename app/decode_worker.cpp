@@ -6,7 +6,7 @@
 #include <QFileInfo>
 #include <QLocale>
 
-#include "compute/backend_factory.h"
+#include "backends/backend_factory.h"
 #include "decode/decode_session.h"
 #include "decode/decode_settings.h"
 #include "decode/strategy.h"
@@ -52,74 +52,65 @@ void DecodeWorker::requestCancel() {
 
 void DecodeWorker::loadModel(quint64 ticket, const QString& dir, const QString& backendChoice) {
     try {
-        const dlm::BackendKind kind = dlm::parse_backend_kind(backendChoice.toStdString());
-        auto checkpoint = std::make_unique<dlm::Checkpoint>(dlm::load_checkpoint(std::filesystem::path(dir.toStdString())));
-        if (!checkpoint->config().is_diffusion())
-            throw dlm::Error("'" + dir.toStdString() + "' is a " +
-                             std::string(dlm::family_name(checkpoint->config().family)) +
-                             " model (autoregressive): dlmscope decodes masked diffusion models (llada, dream)");
-        if (cancelled_load_.load() == ticket) return;  // the user gave up waiting: keep the old model
-        // CUDA when asked for (or auto) and usable, else the CPU with a note saying why.
-        dlm::BackendChoice choice = dlm::make_backend(checkpoint->weights, kind);
-        if (cancelled_load_.load() == ticket) return;
+        dlm::LoadOptions options;
+        options.backend = dlm::parse_backend_kind(backendChoice.toStdString());
+        options.diffusion_only = true;
+        // The user gave up waiting: keep the old model.
+        options.cancelled = [this, ticket] { return cancelled_load_.load() == ticket; };
+        dlm::LoadedModel loaded = dlm::load_model(std::filesystem::path(dir.toStdString()), options);
+        if (!loaded) return;
         finishRun(true);  // a run on the old model ends here (the GUI stops it first anyway)
-        backend_ = std::move(choice.backend);
-        checkpoint_ = std::move(checkpoint);
+        model_ = std::move(loaded);
         model_dir_ = QDir::cleanPath(dir);
-        Q_EMIT modelLoaded(ticket, loadedInfo(kind, choice.note));
+        Q_EMIT modelLoaded(ticket, loadedInfo(options.backend));
     } catch (const std::exception& e) {
         if (cancelled_load_.load() != ticket) Q_EMIT modelLoadFailed(ticket, QString::fromUtf8(e.what()));
     }
 }
 
 void DecodeWorker::switchBackend(quint64 ticket, const QString& backendChoice) {
-    if (!checkpoint_) return Q_EMIT modelLoadFailed(ticket, QStringLiteral("no model is loaded"));
+    if (!model_.checkpoint) return Q_EMIT modelLoadFailed(ticket, QStringLiteral("no model is loaded"));
     try {
         const dlm::BackendKind kind = dlm::parse_backend_kind(backendChoice.toStdString());
         finishRun(true);
-        // The old backend goes first: a model held on the GPU and on the CPU at once (or twice
-        // on the GPU) may not fit, and the switch would then fail for no reason of its own.
-        backend_.reset();
-        dlm::BackendChoice choice = dlm::make_backend(checkpoint_->weights, kind);
-        backend_ = std::move(choice.backend);
-        Q_EMIT modelLoaded(ticket, loadedInfo(kind, choice.note));
+        dlm::switch_backend(model_, kind);
+        Q_EMIT modelLoaded(ticket, loadedInfo(kind));
     } catch (const std::exception& e) {
         // Not even the CPU backend could be made (out of memory): nothing is left to run on.
-        backend_.reset();
-        checkpoint_.reset();
+        model_ = {};
         Q_EMIT modelLoadFailed(ticket, QString::fromUtf8(e.what()) + QStringLiteral(" (the model was closed)"));
     }
 }
 
-ModelInfo DecodeWorker::loadedInfo(dlm::BackendKind kind, const std::string& note) const {
+ModelInfo DecodeWorker::loadedInfo(dlm::BackendKind kind) const {
+    const dlm::Checkpoint& checkpoint = *model_.checkpoint;
     ModelInfo info;
     info.dir = model_dir_;
     info.name = QFileInfo(info.dir).fileName();
-    info.family = QString::fromUtf8(dlm::family_name(checkpoint_->config().family).data());
-    info.tokenizer = QString::fromStdString(checkpoint_->tokenizer->kind());
-    info.vocab = checkpoint_->config().vocab_size;
-    info.maxSeqLen = checkpoint_->config().max_seq_len;
-    const dlm::ChatTemplate& chat = checkpoint_->chat_template;
+    info.family = QString::fromUtf8(dlm::family_name(checkpoint.config().family).data());
+    info.tokenizer = QString::fromStdString(checkpoint.tokenizer->kind());
+    info.vocab = checkpoint.config().vocab_size;
+    info.maxSeqLen = checkpoint.config().max_seq_len;
+    const dlm::ChatTemplate& chat = checkpoint.chat_template;
     info.chatTemplate = chat.recognised();
     if (chat.recognised()) info.chatTemplateName = QString::fromStdString(chat.describe());
     else if (chat.published) info.chatTemplateNote = QString::fromStdString(chat.note);
-    info.summary = describe(*checkpoint_);
+    info.summary = describe(checkpoint);
     info.backendChoice = QString::fromUtf8(dlm::backend_kind_name(kind));
-    info.backend = QString::fromStdString(backend_->name());
-    info.backendNote = QString::fromStdString(note);
-    info.generation = dlm::read_generation_defaults(checkpoint_->dir);
+    info.backend = QString::fromStdString(model_.backend->name());
+    info.backendNote = QString::fromStdString(model_.backend_note);
+    info.generation = model_.generation;
     return info;
 }
 
 void DecodeWorker::validate(quint64 requestId, const QString& prompt, const QVariantMap& settings, bool chat) {
     QVariantList issues;
-    int promptLength = 0;
     try {
         const auto s = toSettings(settings);
-        if (checkpoint_) {
-            const auto ids = dlm::build_prompt(*checkpoint_, prompt.toStdString(), chat);
-            promptLength = int(ids.size());
-            issues = toVariant(dlm::validate(s, checkpoint_->config(), promptLength));
+        if (model_) {
+            const auto ids = dlm::build_prompt(*model_.checkpoint, prompt.toStdString(), chat);
+            const int promptLength = int(ids.size());
+            issues = toVariant(dlm::validate(s, model_.config(), promptLength));
             // Unknown or malformed parameters of the chosen strategy surface before Run, as the
             // strategy itself reports them. Guided Diffusion is left to Run: building it loads its
             // guider model from disk, too much for every keystroke.
@@ -127,7 +118,7 @@ void DecodeWorker::validate(quint64 requestId, const QString& prompt, const QVar
             for (const auto& v : issues) has_error |= v.toMap().value("severity") == "error";
             if (!has_error && s.strategy != "guided") {
                 try {
-                    (void)dlm::make_strategy(s, checkpoint_->config(), promptLength);
+                    (void)dlm::make_strategy(s, model_.config(), promptLength);
                 } catch (const std::exception& e) {
                     issues.push_back(QVariantMap{{"severity", "error"}, {"key", QString()}, {"message", QString::fromUtf8(e.what())}});
                 }
@@ -136,7 +127,7 @@ void DecodeWorker::validate(quint64 requestId, const QString& prompt, const QVar
     } catch (const std::exception& e) {
         issues.push_back(QVariantMap{{"severity", "error"}, {"key", QString()}, {"message", QString::fromUtf8(e.what())}});
     }
-    Q_EMIT validated(requestId, issues, promptLength);
+    Q_EMIT validated(requestId, issues);
 }
 
 void DecodeWorker::startRun(quint64 runId, const QString& prompt, const QVariantMap& settings, bool chat) {
@@ -145,12 +136,13 @@ void DecodeWorker::startRun(quint64 runId, const QString& prompt, const QVariant
     single_steps_ = 0;
     run_id_ = runId;
     try {
-        if (!checkpoint_) throw dlm::Error("no model is loaded: open a checkpoint folder first");
+        if (!model_) throw dlm::Error("no model is loaded: open a checkpoint folder first");
         auto s = toSettings(settings);
-        auto ids = dlm::build_prompt(*checkpoint_, prompt.toStdString(), chat);
-        dlm::DecodeLabels labels{checkpoint_->dir.filename().string(), prompt.toStdString(), checkpoint_->dir};
-        session_ = std::make_unique<dlm::DecodeSession>(*backend_, *checkpoint_->tokenizer, checkpoint_->config(),
-                                                        std::move(ids), std::move(s), std::move(labels));
+        auto ids = dlm::build_prompt(*model_.checkpoint, prompt.toStdString(), chat);
+        dlm::DecodeLabels labels{model_.name, prompt.toStdString()};
+        session_ = std::make_unique<dlm::DecodeSession>(*model_.backend, *model_.checkpoint->tokenizer, model_.config(),
+                                                        std::move(ids), std::move(s), std::move(labels),
+                                                        model_.guiders.get());
         QStringList warnings;
         for (const auto& w : session_->warnings()) warnings << QString::fromStdString(w.message);
         Q_EMIT runStarted(runId, std::make_shared<const dlm::TraceHeader>(session_->header()), warnings);
@@ -206,8 +198,3 @@ void DecodeWorker::finishRun(bool cancelled) {
     Q_EMIT runFinished(run_id_, summary, cancelled);
 }
 
-void DecodeWorker::shutdown() {
-    session_.reset();
-    backend_.reset();
-    checkpoint_.reset();
-}

@@ -1,8 +1,13 @@
 #pragma once
-// The engine side of the app. A DecodeWorker lives on its own QThread (moveToThread) and is
-// reached only through queued calls; it owns the checkpoint, the backend (CPU or CUDA, as chosen)
-// and the running DecodeSession. Every step is a separate queued invocation, so pause / step /
-// stop requests and validation requests are served between steps and Stop returns within one step.
+// The engine side of the app. A DecodeWorker lives on its own QThread (moveToThread); it owns the
+// loaded model (checkpoint, backend, guiders: backends/loaded_model.h) and the running
+// DecodeSession. Every step is a separate queued invocation, so requests are served between steps
+// and Stop returns within one step.
+//  * Queued (invoke on the worker's thread): loadModel, switchBackend, startRun, resume,
+//    stepOnce, validate. They run in order, between steps.
+//  * Direct, from the GUI thread (atomics read by the worker at the next step boundary):
+//    requestCancel, setPaused, cancelLoad.
+// Results come back as signals (queued to the GUI thread).
 #include <atomic>
 #include <memory>
 #include <string>
@@ -11,14 +16,12 @@
 #include <QStringList>
 #include <QVariantMap>
 
+#include "backends/loaded_model.h"
 #include "decode/generation_defaults.h"
 #include "trace_ptr.h"
 
 namespace dlm {
-struct Checkpoint;
-class Backend;
 class DecodeSession;
-enum class BackendKind;
 }  // namespace dlm
 
 // What the GUI shows about the loaded model (a copyable value for queued signals).
@@ -58,7 +61,6 @@ public Q_SLOTS:
     void resume();   // continue after a pause
     void stepOnce(); // run exactly one step while paused
     void validate(quint64 requestId, const QString& prompt, const QVariantMap& settings, bool chat);
-    void shutdown();  // drop the session and the model (before the thread quits)
 
 Q_SIGNALS:
     void modelLoaded(quint64 ticket, const ModelInfo& info);
@@ -68,16 +70,15 @@ Q_SIGNALS:
     void runFinished(quint64 runId, const TraceSummaryPtr& summary, bool cancelled);
     void runFailed(quint64 runId, const QString& error);
     // issues: {severity: "error"|"warning", key, message}
-    void validated(quint64 requestId, const QVariantList& issues, int promptLength);
+    void validated(quint64 requestId, const QVariantList& issues);
 
 private:
-    ModelInfo loadedInfo(dlm::BackendKind kind, const std::string& note) const;
+    ModelInfo loadedInfo(dlm::BackendKind kind) const;
     void scheduleStep();
     void runOneStep();
     void finishRun(bool cancelled);
 
-    std::unique_ptr<dlm::Checkpoint> checkpoint_;
-    std::unique_ptr<dlm::Backend> backend_;
+    dlm::LoadedModel model_;  // empty until a load succeeds
     std::unique_ptr<dlm::DecodeSession> session_;
     QString model_dir_;
     quint64 run_id_ = 0;

@@ -1,4 +1,4 @@
-#include "compute/backend_factory.h"
+#include "backends/backend_factory.h"
 
 #include <filesystem>
 

@@ -41,42 +41,35 @@ bool same_pieces(const Tokenizer& dlm, const Tokenizer& ar, std::string* why) {
 
 }  // namespace
 
-ArGuider::ArGuider(Checkpoint ar, const Tokenizer* dlm_tokenizer, ArGuiderOptions options)
+ArGuider::ArGuider(std::shared_ptr<const Checkpoint> ar, const Tokenizer* dlm_tokenizer, ArGuiderOptions options)
     : ar_(std::move(ar)), dlm_tok_(dlm_tokenizer), o_(options) {
-    const ModelConfig& c = ar_.config();
-    const std::string where = "guided: guider " + (ar_.dir.empty() ? std::string("model") : ar_.dir.string());
+    if (!ar_) throw Error("guided: no guider model");
+    const ModelConfig& c = ar_->config();
+    const std::string where = "guided: guider " + (ar_->dir.empty() ? std::string("model") : ar_->dir.string());
     if (c.is_diffusion() || c.bidirectional)
         throw Error(where + " is a " + std::string(family_name(c.family)) +
                     " model; the guider must be a causal (qwen2-family) language model");
     if (o_.top_k < 1) throw Error("guided: k must be at least 1");
     if (!(o_.ratio >= 0.0 && o_.ratio <= 1.0)) throw Error("guided: ratio must lie in [0, 1]");
     if (o_.chunk < 1) throw Error("guided: chunk must be at least 1");
-    if (dlm_tok_ && ar_.tokenizer) {
+    if (dlm_tok_ && ar_->tokenizer) {
         std::string why;
-        same_vocab_ = same_pieces(*dlm_tok_, *ar_.tokenizer, &why);
+        same_vocab_ = same_pieces(*dlm_tok_, *ar_->tokenizer, &why);
         if (!same_vocab_)
             warning_ = "the guider's tokenizer differs from the diffusion model's (" + why +
                        "); drafts are re-tokenised through text, which is lossy";
-    } else if (dlm_tok_ && !ar_.tokenizer) {
+    } else if (dlm_tok_ && !ar_->tokenizer) {
         throw Error(where + " has no tokenizer to bridge the vocabularies with");
     }
     CpuBackendOptions bo;
     bo.threads = o_.threads;
-    backend_ = make_cpu_backend(ar_.weights, bo);
-}
-
-std::unique_ptr<ArGuider> ArGuider::load(const std::filesystem::path& dir, const Tokenizer* dlm_tokenizer,
-                                         ArGuiderOptions options) {
-    if (!std::filesystem::is_directory(dir))
-        throw Error("guided: guider folder " + dir.string() +
-                    " does not exist; set guided.guider=<folder of a qwen2-family checkpoint>");
-    return std::make_unique<ArGuider>(load_checkpoint(dir), dlm_tokenizer, options);
+    backend_ = make_cpu_backend(ar_->weights, bo);
 }
 
 void ArGuider::ensure_capacity(int n) {
     if (cache_ && capacity_ >= n) return;
     capacity_ = std::max(n, capacity_ * 2);
-    if (ar_.config().max_seq_len > 0) capacity_ = std::min(capacity_, std::max(n, ar_.config().max_seq_len));
+    if (ar_->config().max_seq_len > 0) capacity_ = std::min(capacity_, std::max(n, ar_->config().max_seq_len));
     cache_ = backend_->make_cache(capacity_);
     cached_.clear();
 }
@@ -107,7 +100,7 @@ bool ArGuider::accepts(std::span<const float> logits, int32_t d, const ArGuiderO
 GuideResult ArGuider::verify(std::span<const int32_t> context, std::span<const int32_t> draft) {
     const auto t0 = std::chrono::steady_clock::now();
     GuideResult res;
-    const ModelConfig& c = ar_.config();
+    const ModelConfig& c = ar_->config();
 
     // The AR sequence, and per draft token the end of its AR tokens.
     std::vector<int32_t> seq, ar_draft;
@@ -118,7 +111,7 @@ GuideResult ArGuider::verify(std::span<const int32_t> context, std::span<const i
         group_end.resize(draft.size());
         std::iota(group_end.begin(), group_end.end(), 1);
     } else {
-        const Tokenizer& ar_tok = *ar_.tokenizer;
+        const Tokenizer& ar_tok = *ar_->tokenizer;
         seq = ar_tok.encode(dlm_tok_->decode(std::vector<int32_t>(context.begin(), context.end())), true);
         for (int32_t d : draft) {
             const auto g = ar_tok.encode(dlm_tok_->decode({d}), true);

@@ -53,19 +53,20 @@ double causal_flops(const ModelConfig& c, std::span<const int32_t> rows, int hea
 class ArGuider {
 public:
     // `ar_tokenizer` / `dlm_tokenizer` may both be null: the ids are then taken to be shared.
-    ArGuider(Checkpoint ar, const Tokenizer* dlm_tokenizer, ArGuiderOptions options);
-    // Loads a qwen2-family checkpoint folder. Throws dlm::Error naming the folder when it is
-    // missing, not a causal model, or has no tokenizer while the DLM has one.
-    static std::unique_ptr<ArGuider> load(const std::filesystem::path& dir, const Tokenizer* dlm_tokenizer,
-                                          ArGuiderOptions options);
+    // Throws dlm::Error naming the checkpoint when it is not a causal model, or has no tokenizer
+    // while the DLM has one. The checkpoint may be shared (decode/guider_cache.h keeps it across
+    // runs); the guider's backend and K/V cache are its own.
+    ArGuider(std::shared_ptr<const Checkpoint> ar, const Tokenizer* dlm_tokenizer, ArGuiderOptions options);
+    ArGuider(Checkpoint ar, const Tokenizer* dlm_tokenizer, ArGuiderOptions options)
+        : ArGuider(std::make_shared<const Checkpoint>(std::move(ar)), dlm_tokenizer, options) {}
 
     // How many leading tokens of `draft` the guider accepts after `context` (DLM ids).
     GuideResult verify(std::span<const int32_t> context, std::span<const int32_t> draft);
 
     bool same_vocabulary() const { return same_vocab_; }
     const std::string& bridge_warning() const { return warning_; }  // empty when id for id
-    const ModelConfig& config() const { return ar_.config(); }
-    const std::filesystem::path& dir() const { return ar_.dir; }
+    const ModelConfig& config() const { return ar_->config(); }
+    const std::filesystem::path& dir() const { return ar_->dir; }
 
     // Whether the matching rule accepts draft token `d` given the AR logits row.
     static bool accepts(std::span<const float> logits, int32_t d, const ArGuiderOptions& o);
@@ -74,7 +75,7 @@ private:
     bool accepts_row(int row_in_head, int32_t ar_id);
     void ensure_capacity(int n);
 
-    Checkpoint ar_;
+    std::shared_ptr<const Checkpoint> ar_;
     const Tokenizer* dlm_tok_ = nullptr;
     ArGuiderOptions o_;
     std::unique_ptr<Backend> backend_;

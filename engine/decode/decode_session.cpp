@@ -57,7 +57,8 @@ std::vector<SettingsIssue> errors_only(const std::vector<SettingsIssue>& issues)
 }  // namespace
 
 DecodeSession::DecodeSession(Backend& backend, const Tokenizer& tokenizer, const ModelConfig& config,
-                             std::vector<int32_t> prompt_ids, DecodeSettings settings, DecodeLabels labels)
+                             std::vector<int32_t> prompt_ids, DecodeSettings settings, DecodeLabels labels,
+                             GuiderCache* guiders)
     : backend_(backend),
       tokenizer_(tokenizer),
       config_(config),
@@ -80,7 +81,7 @@ DecodeSession::DecodeSession(Backend& backend, const Tokenizer& tokenizer, const
     if (backend_.config().vocab_size != config_.vocab_size || backend_.config().d_model != config_.d_model)
         throw Error("decode session: the backend runs a different model than the config given");
 
-    strategy_ = std::make_unique<Strategy>(make_strategy(settings_, config_, prompt_len, StrategyEnv{&tokenizer_, labels_.model_dir}));
+    strategy_ = std::make_unique<Strategy>(make_strategy(settings_, config_, prompt_len, StrategyEnv{&tokenizer_, guiders}));
     issues.insert(issues.end(), strategy_->issues.begin(), strategy_->issues.end());
     warnings_ = std::move(issues);
 

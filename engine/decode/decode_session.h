@@ -24,13 +24,12 @@ namespace dlm {
 
 class DecodeCanvas;
 struct Strategy;
+class GuiderCache;
 
 // Labels copied into the trace header only (they do not change the run).
 struct DecodeLabels {
     std::string model;        // checkpoint folder name
     std::string prompt_text;  // the user's text before the chat template
-    // The checkpoint folder, where known. Guided Diffusion's default guider is ../tiny-ar next to it.
-    std::filesystem::path model_dir;
 };
 
 class DecodeSession {
@@ -39,8 +38,11 @@ public:
     // listing every problem when validate() reports an error, when the model is not a diffusion
     // model, or when the strategy name / a strategy parameter is unknown. The backend, tokenizer
     // and config must outlive the session.
+    // `guiders`: Guided Diffusion's guider checkpoints, kept with the loaded model (null: a guided
+    // run reads its guider folder itself and must name it).
     DecodeSession(Backend& backend, const Tokenizer& tokenizer, const ModelConfig& config,
-                  std::vector<int32_t> prompt_ids, DecodeSettings settings, DecodeLabels labels = {});
+                  std::vector<int32_t> prompt_ids, DecodeSettings settings, DecodeLabels labels = {},
+                  GuiderCache* guiders = nullptr);
     ~DecodeSession();
     DecodeSession(const DecodeSession&) = delete;
     DecodeSession& operator=(const DecodeSession&) = delete;

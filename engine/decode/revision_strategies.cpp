@@ -6,6 +6,7 @@
 #include "decode/cover_revision.h"
 #include "decode/draft_unmask.h"
 #include "decode/guided_unmask.h"
+#include "decode/guider_cache.h"
 #include "decode/saber_revision.h"
 #include "decode/wino_revision.h"
 #include "util/error.h"
@@ -111,18 +112,14 @@ bool make_guided(const DecodeSettings& s, const ModelConfig& config, const Strat
     g.eos_fill = p.flag("guided.eos_fill");
     g.eos = config.eos_token_id;
     g.eot = config.eot_token_id;
-    std::filesystem::path dir;
+    std::filesystem::path dir;  // empty: the loaded model's default guider
     if (p.has("guided.guider")) {
         const std::string path = p.text("guided.guider");
         if (path.empty()) throw Error("parameter guided.guider is empty; give the folder of a qwen2-family checkpoint");
         dir = path;
-    } else if (!env.model_dir.empty()) {
-        dir = (env.model_dir / ".." / "tiny-ar").lexically_normal();
-    } else {
-        throw Error("guided: no guider model; set guided.guider=<folder of a qwen2-family checkpoint> "
-                    "(the default ../tiny-ar is found next to the model folder, which is not known here)");
     }
-    auto guider = ArGuider::load(dir, env.tokenizer, o);
+    GuiderCache none;  // a session without a loaded model's cache reads the folder itself
+    auto guider = std::make_unique<ArGuider>((env.guiders ? *env.guiders : none).get(dir), env.tokenizer, o);
     if (!guider->bridge_warning().empty()) p.warn("guided.guider", "guided: " + guider->bridge_warning());
     out.unmask = std::make_unique<GuidedUnmask>(std::move(guider), g);
     out.compute = std::make_unique<FullCompute>();

@@ -10,6 +10,7 @@
 
 #include "decode/compute_policy.h"
 #include "decode/decode_settings.h"
+#include "decode/guider_cache.h"
 #include "decode/revision_policy.h"
 #include "decode/unmask_policy.h"
 #include "model/model_config.h"
@@ -33,7 +34,7 @@ struct Strategy {
 // tokenizer to its guider's, and finds its default guider (../tiny-ar) next to the model folder.
 struct StrategyEnv {
     const Tokenizer* tokenizer = nullptr;
-    std::filesystem::path model_dir;
+    GuiderCache* guiders = nullptr;  // Guided Diffusion's guider checkpoints (and the default one)
 };
 
 Strategy make_strategy(const DecodeSettings& s, const ModelConfig& config, int prompt_len,

@@ -1,4 +1,4 @@
-// The backend factory (compute/backend_factory.h): parsing the user's choice, and what each
+// The backend factory (backends/backend_factory.h): parsing the user's choice, and what each
 // choice gives on this machine. Without a usable GPU every choice ends on the CPU, with a note
 // when CUDA was asked for; on a GPU machine auto and cuda give the CUDA backend, quietly.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "compute/backend_factory.h"
+#include "backends/backend_factory.h"
 #include "compute/random_weights.h"
 #include "util/error.h"
 

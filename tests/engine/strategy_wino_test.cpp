@@ -402,7 +402,7 @@ TEST(StrategyWino, TinyMdlmFinishesAndItsTraceRoundTrips) {
     s.steps = 32;
     s.block_length = 16;
     const std::vector<int32_t> prompt = build_prompt(ck, "What is 23 + 45?", true);
-    DecodeSession session(*backend, *ck.tokenizer, ck.config(), prompt, s, {"tiny-mdlm", "What is 23 + 45?", dir});
+    DecodeSession session(*backend, *ck.tokenizer, ck.config(), prompt, s, {"tiny-mdlm", "What is 23 + 45?"});
     std::stringstream io;
     TraceWriter w(io);
     w.write_header(session.header());

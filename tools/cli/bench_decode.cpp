@@ -183,6 +183,7 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
     BackendChoice choice = make_backend(w, o.backend, cpu);
     if (!choice.note.empty()) std::cerr << "note: " << choice.note << std::endl;
     TimedBackend backend(*choice.backend);
+    GuiderCache guiders((std::filesystem::absolute(dir).lexically_normal().parent_path() / "tiny-ar"));
     const std::vector<int32_t> prompt = synthetic_prompt(config, *tokenizer, o.prompt_len);
 
     auto settings_for = [&](const DecodePreset& p, int gen) {
@@ -191,7 +192,7 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
         return s;
     };
     auto decode_once = [&](const DecodePreset& p, int gen) {
-        DecodeSession session(backend, *tokenizer, config, prompt, settings_for(p, gen), DecodeLabels{dir.filename().string(), "", dir});
+        DecodeSession session(backend, *tokenizer, config, prompt, settings_for(p, gen), DecodeLabels{dir.filename().string(), ""}, &guiders);
         backend.reset();
         const auto t0 = Clock::now();
         session.run();

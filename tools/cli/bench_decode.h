@@ -10,7 +10,7 @@
 
 #include "args.h"
 #include "bench_report.h"
-#include "compute/backend_factory.h"
+#include "backends/backend_factory.h"
 #include "decode/decode_settings.h"
 
 namespace dlm::cli {

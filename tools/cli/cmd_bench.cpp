@@ -222,7 +222,7 @@ struct StrategyTotals {
 };
 
 MarkdownSection strategies(const BenchContext& ctx) {
-    LoadedModel model = load_model(ctx.model, ctx.threads, ctx.backend);
+    LoadedModel model = load_model(ctx.model, {ctx.backend, ctx.threads});
     print_backend_note(model);
     const Checkpoint& ckpt = *model.checkpoint;
     const bool chat = ckpt.chat_template.recognised();
@@ -256,7 +256,7 @@ MarkdownSection strategies(const BenchContext& ctx) {
                 try {
                     check_settings(s, ckpt.config(), static_cast<int>(prompt_ids.size()), &warned);
                     made = std::make_unique<DecodeSession>(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, s,
-                                                            DecodeLabels{model.name, ex.prompt, ckpt.dir});
+                                                            DecodeLabels{model.name, ex.prompt}, model.guiders.get());
                 } catch (const std::exception& err) {
                     // A preset that cannot run here (e.g. a guider model missing) is reported, not fatal.
                     failed[c.label] = err.what();

@@ -192,9 +192,9 @@ int eval_main(std::span<const std::string> args) {
         if (!*predictions) throw Error("cannot write predictions file '" + *path + "'");
     }
 
-    LoadedModel model = load_model(model_dir, threads, backend);
+    LoadedModel model = load_model(model_dir, {backend, threads});
     const Checkpoint& ckpt = *model.checkpoint;
-    const DecodeSettings settings = settings_from_args(a, read_generation_defaults(model_dir));
+    const DecodeSettings settings = settings_from_args(a, model.generation);
     const bool chat = ckpt.chat_template.recognised();
 
     // A causal model (the Guided Diffusion guider) is scored by greedy decoding through the same
@@ -269,7 +269,7 @@ int eval_main(std::span<const std::string> args) {
                     continue;
                 }
                 DecodeSession session(*b, *ckpt.tokenizer, ckpt.config(), prompts[i], example_settings[i],
-                                      DecodeLabels{model.name, examples[i].prompt, ckpt.dir});
+                                      DecodeLabels{model.name, examples[i].prompt}, model.guiders.get());
                 RevealTracker reveal(*ckpt.tokenizer);
                 session.run([&](const StepTrace& st) {
                     reveal.on_step(st);

@@ -121,9 +121,9 @@ int run_main(std::span<const std::string> args) {
         }
     } unused_trace{a.get("trace")};
 
-    LoadedModel model = load_model(model_dir, threads, backend);
+    LoadedModel model = load_model(model_dir, {backend, threads});
     const Checkpoint& ckpt = *model.checkpoint;
-    const DecodeSettings settings = settings_from_args(a, read_generation_defaults(model_dir));
+    const DecodeSettings settings = settings_from_args(a, model.generation);
     // A template the engine does not render exactly is never guessed: the prompt goes in raw, said once.
     const bool chat = ckpt.chat_template.recognised() && !a.flag("no-chat");
     if (!ckpt.chat_template.recognised() && !a.flag("no-chat") && (a.flag("chat") || ckpt.chat_template.published))
@@ -133,7 +133,7 @@ int run_main(std::span<const std::string> args) {
     print_backend_note(model);
 
     DecodeSession session(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, settings,
-                          DecodeLabels{model.name, prompt, ckpt.dir});
+                          DecodeLabels{model.name, prompt}, model.guiders.get());
 
     if (trace) trace->write_header(session.header());
     unused_trace.used = true;

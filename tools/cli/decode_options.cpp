@@ -115,21 +115,6 @@ void check_settings(const DecodeSettings& s, const ModelConfig& config, int prom
     if (!errors.empty()) throw UsageError("invalid settings: " + errors);
 }
 
-LoadedModel load_model(const std::filesystem::path& dir, int threads, BackendKind backend) {
-    if (!std::filesystem::exists(dir)) throw Error("model folder '" + dir.string() + "' does not exist");
-    if (!std::filesystem::is_directory(dir)) throw Error("model path '" + dir.string() + "' is not a folder");
-    LoadedModel m;
-    m.checkpoint = std::make_unique<Checkpoint>(load_checkpoint(dir));
-    CpuBackendOptions options;
-    options.threads = threads;
-    BackendChoice choice = make_backend(m.checkpoint->weights, backend, options);
-    m.backend = std::move(choice.backend);
-    m.backend_note = std::move(choice.note);
-    m.name = std::filesystem::absolute(dir).lexically_normal().filename().string();
-    if (m.name.empty()) m.name = std::filesystem::absolute(dir).lexically_normal().parent_path().filename().string();
-    return m;
-}
-
 void print_backend_note(LoadedModel& model) {
     if (model.backend_note.empty()) return;
     print_note(model.backend_note);

@@ -11,7 +11,8 @@
 
 #include "args.h"
 #include "compute/backend.h"
-#include "compute/backend_factory.h"
+#include "backends/backend_factory.h"
+#include "backends/loaded_model.h"
 #include "decode/decode_settings.h"
 #include "decode/generation_defaults.h"
 #include "model/checkpoint.h"
@@ -44,21 +45,6 @@ void check_settings(const DecodeSettings& s, const ModelConfig& config, int prom
 
 // --backend auto|cpu|cuda (default auto); UsageError naming the accepted values otherwise.
 BackendKind backend_from_args(const ParsedArgs& a);
-
-struct LoadedModel {
-    // Heap-held so that the backend's references into the weights survive moving LoadedModel.
-    std::unique_ptr<Checkpoint> checkpoint;
-    std::unique_ptr<Backend> backend;
-    std::string name;  // folder name, for the trace header and reports
-    // Why the backend is not the one asked for (no CUDA in this build, no device, out of device
-    // memory); empty when it is.
-    std::string backend_note;
-};
-
-// Checks the folder exists (a clear message instead of a loader error about config.json), loads
-// the checkpoint and makes the backend asked for, or the CPU backend with a note saying why not
-// (`threads`: CPU backend threads, 0 = all cores).
-LoadedModel load_model(const std::filesystem::path& dir, int threads, BackendKind backend);
 
 // "note: <backend_note>" on stderr, once per model, when there is a note. Commands call it when
 // the work starts (after the settings are validated), so a refused command still fails with a

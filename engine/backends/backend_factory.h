@@ -1,6 +1,6 @@
 #pragma once
 // Chooses the compute backend: CUDA when this build has it and a device is usable, else the CPU
-// backend, with a note saying why. Implemented in the dlm_backends library (engine/backends/), which links the CUDA
+// backend, with a note saying why. Part of the dlm_backends library (engine/backends/), which links the CUDA
 // backend only where nvcc was found at build time.
 #include <memory>
 #include <string>

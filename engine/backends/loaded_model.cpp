@@ -1,0 +1,44 @@
+#include "backends/loaded_model.h"
+
+#include "util/error.h"
+
+namespace dlm {
+
+LoadedModel load_model(const std::filesystem::path& dir, const LoadOptions& options) {
+    std::error_code ec;
+    if (!std::filesystem::exists(dir, ec)) throw Error("model folder '" + dir.string() + "' does not exist");
+    if (!std::filesystem::is_directory(dir, ec)) throw Error("model path '" + dir.string() + "' is not a folder");
+    auto stop = [&] { return options.cancelled && options.cancelled(); };
+    LoadedModel m;
+    auto checkpoint = std::make_unique<Checkpoint>(load_checkpoint(dir));
+    if (options.diffusion_only && !checkpoint->config().is_diffusion())
+        throw Error("'" + dir.string() + "' is a " + std::string(family_name(checkpoint->config().family)) +
+                    " model (autoregressive): dlmscope decodes masked diffusion models (llada, dream)");
+    if (stop()) return {};
+    CpuBackendOptions cpu;
+    cpu.threads = options.cpu_threads;
+    BackendChoice choice = make_backend(checkpoint->weights, options.backend, cpu);
+    if (stop()) return {};
+    m.checkpoint = std::move(checkpoint);
+    m.backend = std::move(choice.backend);
+    m.backend_note = std::move(choice.note);
+    const auto folder = std::filesystem::absolute(dir).lexically_normal();
+    m.name = folder.filename().string();
+    if (m.name.empty()) m.name = folder.parent_path().filename().string();  // "dir/" ends in a separator
+    m.generation = read_generation_defaults(dir);
+    const auto parent = folder.filename().empty() ? folder.parent_path().parent_path() : folder.parent_path();
+    m.guiders = std::make_unique<GuiderCache>(parent / "tiny-ar");
+    return m;
+}
+
+void switch_backend(LoadedModel& model, BackendKind kind, int cpu_threads) {
+    if (!model.checkpoint) throw Error("no model is loaded");
+    model.backend.reset();
+    CpuBackendOptions cpu;
+    cpu.threads = cpu_threads;
+    BackendChoice choice = make_backend(model.checkpoint->weights, kind, cpu);
+    model.backend = std::move(choice.backend);
+    model.backend_note = std::move(choice.note);
+}
+
+}  // namespace dlm
