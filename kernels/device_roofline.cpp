@@ -15,6 +15,7 @@
 #include "device_buffer.h"
 #include "model/dtype.h"
 #include "util/error.h"
+#include "util/median.h"
 
 namespace dlm::cuda {
 
@@ -48,8 +49,7 @@ double median_seconds(cudaStream_t stream, int warmup, int reps, Op op) {
         check(cudaEventElapsedTime(&ms, start.get(), stop.get()), "cudaEventElapsedTime");
         secs.push_back(ms * 1e-3);
     }
-    std::sort(secs.begin(), secs.end());
-    return secs[secs.size() / 2];
+    return median(std::move(secs));
 }
 
 // Random bf16 values in about [-1, 1]: the matrix units draw more power (and clock lower) on

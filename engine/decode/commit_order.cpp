@@ -47,19 +47,10 @@ void collect_block_candidates(const StepContext& ctx, int begin, int end, Remask
                               ConfidenceSource source, const EosDeferral& eos,
                               std::vector<RankedCandidate>& out) {
     const CounterRng random(ctx.seed, rng_stream::kRemasking);
-    for (int p = begin; p < end; ++p) {
-        if (!ctx.canvas.is_masked(p)) continue;
-        const RowStats* s = ctx.at(p);
-        if (!s) continue;
-        RankedCandidate c;
-        c.pos = p;
-        c.token = s->sampled;
-        c.deferred = eos.defers(s->sampled);
-        c.key = remasking == Remasking::Random
-                    ? random.uniform(static_cast<uint64_t>(ctx.step), static_cast<uint64_t>(p))
-                    : confidence_value(*s, ConfidenceMeasure::SampledProb, source);
-        out.push_back(c);
-    }
+    collect_candidates(ctx, begin, end, eos, [&](const RowStats& s, int p) {
+        return remasking == Remasking::Random ? random.uniform(static_cast<uint64_t>(ctx.step), static_cast<uint64_t>(p))
+                                              : confidence_value(s, ConfidenceMeasure::SampledProb, source);
+    }, out);
 }
 
 }  // namespace dlm

@@ -39,6 +39,19 @@ struct RankedCandidate {
     bool deferred = false;  // deferred candidates rank after all others
 };
 
+// The masked positions of [begin, end) that have statistics, each keyed by `key(stats, pos)`
+// and deferred as `eos` says. Appends to `out`. Every unmask rule collects its candidates here.
+template <typename Key>
+void collect_candidates(const StepContext& ctx, int begin, int end, const EosDeferral& eos, Key&& key,
+                        std::vector<RankedCandidate>& out) {
+    for (int p = begin; p < end; ++p) {
+        if (!ctx.canvas.is_masked(p)) continue;
+        const RowStats* s = ctx.at(p);
+        if (!s) continue;
+        out.push_back({p, s->sampled, key(*s, p), eos.defers(s->sampled)});
+    }
+}
+
 // The masked positions of [begin, end) that have statistics, ranked the LLaDA way: by the
 // confidence of the sampled token (from `source`), or by a uniform draw keyed by (seed, step,
 // position) for random remasking. Appends to `out`.

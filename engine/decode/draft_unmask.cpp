@@ -25,18 +25,8 @@ std::vector<Commit> DraftUnmask::choose(const StepContext& ctx) {
     const int begin = o_.blocks.begin(block_), end = std::min(o_.blocks.end(block_), cv.size());
     scratch_.clear();
     int masks = 0;
-    for (int p = begin; p < end; ++p) {
-        if (!cv.is_masked(p)) continue;
-        ++masks;
-        const RowStats* s = ctx.at(p);
-        if (!s) continue;
-        RankedCandidate c;
-        c.pos = p;
-        c.token = s->sampled;
-        c.deferred = o_.eos.defers(s->sampled);
-        c.key = confidence_value(*s, ConfidenceMeasure::SampledProb, ConfidenceSource::Raw);
-        scratch_.push_back(c);
-    }
+    for (int p = begin; p < end; ++p) masks += cv.is_masked(p) ? 1 : 0;
+    collect_block_candidates(ctx, begin, end, Remasking::LowConfidence, ConfidenceSource::Raw, o_.eos, scratch_);
     if (scratch_.empty()) return {};
     const int cap = o_.cap_rule == DraftUnmaskOptions::Cap::Wino ? wino_cap(masks) : o_.cap;
     // Ranked: not deferred first, then confidence, then position.

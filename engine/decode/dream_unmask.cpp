@@ -52,23 +52,14 @@ std::vector<Commit> DreamUnmask::choose(const StepContext& ctx) {
 
     const ConfidenceMeasure m = measure();
     scratch_.clear();
-    for (int p = begin; p < end; ++p) {
-        if (!ctx.canvas.is_masked(p)) continue;
-        const RowStats* s = ctx.at(p);
-        if (!s) continue;
-        RankedCandidate c;
-        c.pos = p;
-        c.token = s->sampled;
-        c.deferred = o_.eos.defers(s->sampled);
-        c.key = confidence_value(*s, m, o_.source);
-        if (o_.alg_temp > 0) {
-            // Gumbel-top-k: the k largest of conf/alg_temp + Gumbel noise are an exact draw of k
-            // positions without replacement from softmax(conf / alg_temp), like torch.multinomial.
-            const double u = random.uniform(static_cast<uint64_t>(ctx.step), static_cast<uint64_t>(p));
-            c.key = c.key / o_.alg_temp - std::log(-std::log(u));
-        }
-        scratch_.push_back(c);
-    }
+    collect_candidates(ctx, begin, end, o_.eos, [&](const RowStats& s, int p) {
+        const double conf = confidence_value(s, m, o_.source);
+        if (o_.alg_temp <= 0) return conf;
+        // Gumbel-top-k: the k largest of conf/alg_temp + Gumbel noise are an exact draw of k
+        // positions without replacement from softmax(conf / alg_temp), like torch.multinomial.
+        const double u = random.uniform(static_cast<uint64_t>(ctx.step), static_cast<uint64_t>(p));
+        return conf / o_.alg_temp - std::log(-std::log(u));
+    }, scratch_);
     return take_best(scratch_, k);
 }
 
