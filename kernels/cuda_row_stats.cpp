@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "compute/cpu_thread_pool.h"
+#include "compute/cpu/cpu_thread_pool.h"
 #include "cuda_check.h"
 #include "philox.cuh"
 #include "util/counter_rng.h"

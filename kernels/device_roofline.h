@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "compute/roofline.h"
+#include "bench/roofline.h"
 
 namespace dlm::cuda {
 

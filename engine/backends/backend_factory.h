@@ -6,7 +6,7 @@
 #include <string>
 
 #include "compute/backend.h"
-#include "compute/cpu_backend.h"
+#include "compute/cpu/cpu_backend.h"
 
 namespace dlm {
 

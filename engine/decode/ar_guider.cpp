@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "compute/cpu_backend.h"
+#include "compute/cpu/cpu_backend.h"
 #include "util/error.h"
 
 namespace dlm {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/backend_factory.h"
-#include "compute/random_weights.h"
+#include "bench/random_weights.h"
 #include "util/error.h"
 
 #if DLM_WITH_CUDA

@@ -5,8 +5,8 @@
 
 #include "bench_forward_cuda.h"
 #include "cli/cli_test_support.h"
-#include "compute/cpu_backend.h"
-#include "compute/random_weights.h"
+#include "compute/cpu/cpu_backend.h"
+#include "bench/random_weights.h"
 
 namespace dlm::cli_test {
 namespace {

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "compute/cpu_backend.h"
+#include "compute/cpu/cpu_backend.h"
 #include "cuda_backend.h"
 #include "decode/decode_session.h"
 #include "gpu_test_support.h"
@@ -247,7 +247,7 @@ TEST(CudaBackend, CausalLseAndProbabilitiesMatchCpu) {
     compare(rest, *cc, *gc, "extension");
 }
 
-// A WINO canvas (as compute_shadow_block_test.cpp builds it): n columns with a few masks, then
+// A WINO canvas (as tests/engine/compute/cpu/shadow_block_test.cpp builds it): n columns with a few masks, then
 // `count` shadow [MASK] columns at the RoPE positions of their twins [twin_first, + count).
 struct ShadowCanvas {
     std::vector<int32_t> tokens, position_ids;

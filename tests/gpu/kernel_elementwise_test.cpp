@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "bias_add.cuh"
-#include "compute/cpu_kernels.h"
+#include "compute/cpu/cpu_kernels.h"
 #include "embedding_gather.cuh"
 #include "gather_rows.cuh"
 #include "gpu_test_support.h"

@@ -34,7 +34,7 @@ TEST(PhiloxHost, KeyAndDeviceArithmeticMatchCounterRng) {
                             << "seed " << seed << " stream " << stream << " step " << step << " position " << position
                             << " draw " << draw;
         }
-    // The value compute_counter_rng_test pins for CounterRng(42, sampling).uniform(7, 3, 5).
+    // The value tests/engine/util/counter_rng_test.cpp pins for CounterRng(42, sampling).uniform(7, 3, 5).
     EXPECT_EQ(cuda::philox_uniform_host(cuda::philox_key(42, rng_stream::kSampling), 7, 3, 5), 0x1.995059fdbf227p-1);
     // Different streams give different keys.
     EXPECT_NE(cuda::philox_key(42, rng_stream::kSampling), cuda::philox_key(42, rng_stream::kRemasking));

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "compute/random_weights.h"
-#include "compute/step_bench.h"
+#include "bench/random_weights.h"
+#include "bench/step_bench.h"
 #include "cuda_backend.h"
 #include "device_roofline.h"
 #include "gpu_test_support.h"

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <unistd.h>
 
-#include "compute/random_weights.h"
+#include "bench/random_weights.h"
 #include "model/model_config_writer.h"
 #include "model/weight_store.h"
 

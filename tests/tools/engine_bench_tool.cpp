@@ -22,8 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compute/cpu_backend.h"
-#include "compute/step_bench.h"
+#include "compute/cpu/cpu_backend.h"
+#include "bench/step_bench.h"
 #include "model/model_weights.h"
 #include "model/weight_store.h"
 

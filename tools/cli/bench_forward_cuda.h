@@ -8,7 +8,7 @@
 
 #include "args.h"
 #include "bench_report.h"
-#include "compute/step_bench.h"
+#include "bench/step_bench.h"
 
 namespace dlm::cli {
 

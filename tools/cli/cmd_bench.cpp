@@ -20,7 +20,7 @@
 #include "bench_forward_cuda.h"
 #include "bench_report.h"
 #include "commands.h"
-#include "compute/forward_bench.h"
+#include "bench/forward_bench.h"
 #include "decode/decode_session.h"
 #include "decode/strategy.h"
 #include "model/model_config.h"

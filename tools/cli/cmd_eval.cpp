@@ -18,7 +18,7 @@
 
 #include "decode/generation_defaults.h"
 #include "args.h"
-#include "compute/cpu_backend.h"
+#include "compute/cpu/cpu_backend.h"
 #include "commands.h"
 #include "decode/ar_generate.h"
 #include "decode/decode_session.h"

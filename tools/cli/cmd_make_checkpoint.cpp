@@ -5,7 +5,7 @@
 
 #include "args.h"
 #include "commands.h"
-#include "compute/checkpoint_generator.h"
+#include "bench/checkpoint_generator.h"
 #include "output.h"
 
 namespace dlm::cli {

@@ -281,11 +281,12 @@ def main():
                     "the corpus mixture")
     ap.add_argument("--suffix-mask", type=float, default=0.0,
                     help="MDLM: share of sequences masked from a random cut of the response on (see mdlm_loss)")
-    ap.add_argument("--aligned-arithmetic", nargs="?", const="max", default="", choices=["", "max", "fixed"],
-                    help="zero-padded worked arithmetic lines (corpus.ALIGNED): max = to the wider operand "
-                    "(023 + 516 = 0539), fixed = to the family's widest operand (074 + 064 = 0138)")
+    ap.add_argument("--aligned-arithmetic", nargs="?", const="max", default="fixed", choices=["plain", "max", "fixed"],
+                    help="worked arithmetic lines (corpus.ALIGNED): fixed (the embedded models' form) = zero-padded "
+                    "to the family's widest operand (074 + 064 = 0138); max = to the wider operand (023 + 516 = "
+                    "0539); plain = as the numbers are (74 + 64 = 138)")
     a = ap.parse_args()
-    corpus.ALIGNED = a.aligned_arithmetic
+    corpus.ALIGNED = "" if a.aligned_arithmetic == "plain" else a.aligned_arithmetic
     C.keep_freed_memory()
 
     torch.set_num_threads(a.threads)

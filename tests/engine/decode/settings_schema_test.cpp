@@ -1,0 +1,176 @@
+// The settings schema is the one truth for defaults, ranges and choices: DecodeSettings, the
+// strategy builders, presets and docs/strategies.md are checked against it here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "decode/settings_schema.h"
+#include "decode/strategy.h"
+#include "support/decode_fakes.h"
+#include "util/error.h"
+
+namespace dlm {
+namespace {
+
+std::string text_of(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+TEST(SettingsSchema, KeysAreUniqueAndParametersNameTheirReaders) {
+    std::set<std::string> keys;
+    for (const auto& s : settings_schema()) {
+        EXPECT_TRUE(keys.insert(s.key).second) << "declared twice: " << s.key;
+        EXPECT_FALSE(s.label.empty()) << s.key;
+        EXPECT_FALSE(s.help.empty()) << s.key;
+        EXPECT_NE(s.default_value.empty(), s.computed_default.empty())
+            << s.key << ": a default, or a note on how it is computed (not both)";
+        if (s.is_parameter()) EXPECT_FALSE(s.strategies.empty()) << s.key << " is read by no strategy";
+        else EXPECT_TRUE(s.strategies.empty()) << s.key;
+        for (const auto& r : s.strategies) {
+            const auto known = known_strategies();
+            EXPECT_NE(std::find(known.begin(), known.end(), r), known.end()) << s.key << ": unknown reader " << r;
+        }
+    }
+}
+
+// DecodeSettings{} is the schema's defaults, and to_map() names exactly the schema's settings.
+TEST(SettingsSchema, DecodeSettingsDefaultsAreTheSchemas) {
+    EXPECT_EQ(DecodeSettings{}.to_map(), default_settings());
+}
+
+// Every choice the schema offers is accepted by set(), every integer bound holds at the edge and
+// fails one past it, and validate() draws real ranges where the schema does.
+TEST(SettingsSchema, RangesAndChoicesAgreeWithTheReaders) {
+    const ModelConfig c = test::fake_config();
+    for (const auto& s : settings_schema()) {
+        if (s.is_parameter()) continue;
+        DecodeSettings d;
+        if (s.type == SettingType::Choice) {
+            for (const auto& choice : s.choices) EXPECT_NO_THROW(d.set(s.key, choice)) << s.key << "=" << choice;
+            EXPECT_THROW(d.set(s.key, "no-such-choice"), Error) << s.key;
+        } else if (s.type == SettingType::Integer) {
+            const auto lo = static_cast<long long>(s.min);
+            EXPECT_NO_THROW(d.set(s.key, std::to_string(lo))) << s.key;
+            EXPECT_THROW(d.set(s.key, std::to_string(lo - 1)), Error) << s.key;
+            if (s.max < 1e15) {
+                const auto hi = static_cast<long long>(s.max);
+                EXPECT_NO_THROW(d.set(s.key, std::to_string(hi))) << s.key;
+                EXPECT_THROW(d.set(s.key, std::to_string(hi + 1)), Error) << s.key;
+            }
+        } else if (s.type == SettingType::Real) {
+            auto error_on_key = [&](double v) {
+                DecodeSettings e;
+                e.sampler = SamplerFamily::Dream;  // eps and alg_temp are checked for the dream sampler
+                e.gen_length = e.steps = 8;
+                e.set(s.key, text_of(v));
+                for (const auto& issue : validate(e, c, 4))
+                    if (issue.is_error() && issue.key == s.key) return true;
+                return false;
+            };
+            const double below = s.min - 1e-9 - std::abs(s.min) * 1e-6;
+            EXPECT_TRUE(error_on_key(below)) << s.key << " accepts " << below;
+            EXPECT_EQ(error_on_key(s.min), s.exclusive_min) << s.key << " at its minimum";
+            if (!std::isinf(s.max)) {
+                EXPECT_TRUE(error_on_key(s.max + 1e-6 + s.max * 1e-6)) << s.key << " past its maximum";
+                EXPECT_EQ(error_on_key(s.max), s.exclusive_max) << s.key << " at its maximum";
+            }
+        }
+    }
+}
+
+// Each strategy's builder reads the namespaces the schema lists for it, and every parameter's
+// default (written out) builds the same strategy as leaving it unset. Guided needs a guider model
+// on disk and is covered by its own tests.
+TEST(SettingsSchema, StrategiesReadTheNamespacesTheSchemaLists) {
+    const ModelConfig c = test::fake_config();
+    for (const auto& name : known_strategies()) {
+        if (name == "guided") continue;
+        DecodeSettings s;
+        s.strategy = name;
+        s.gen_length = s.steps = 64;
+        s.block_length = 32;
+        Strategy st = make_strategy(s, c, 4);
+        std::set<std::string> expected = namespaces_of(name);
+        EXPECT_EQ(st.namespaces, expected) << name;
+        for (const auto& spec : settings_schema())
+            if (spec.is_parameter() && expected.count(std::string(spec.name_space())) && !spec.default_value.empty())
+                s.params[spec.key] = spec.default_value;
+        s.params.erase("threshold.factor");
+        Strategy explicit_defaults = make_strategy(s, c, 4);
+        EXPECT_EQ(explicit_defaults.unmask->name(), st.unmask->name()) << name;
+        EXPECT_EQ(explicit_defaults.compute->name(), st.compute->name()) << name;
+    }
+}
+
+TEST(SettingsSchema, ParameterValuesAreCheckedAgainstTheSchema) {
+    const ModelConfig c = test::fake_config();
+    DecodeSettings s;
+    s.strategy = "surelock";
+    s.gen_length = s.steps = 16;
+    s.params["surelock.m"] = "101";
+    try {
+        make_strategy(s, c, 4);
+        FAIL() << "surelock.m=101 accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("outside [0, 100]"), std::string::npos) << e.what();
+    }
+    s.params = {{"surelock.unlock.rho", "0"}};
+    EXPECT_THROW(make_strategy(s, c, 4), Error);  // (0, 1]: re-locking needs rho > 0
+    s.strategy = "selection";
+    s.params = {{"selection.k", "0"}};
+    EXPECT_THROW(make_strategy(s, c, 4), Error);
+}
+
+// A preset sets what it names, resets every other strategy setting to its default, drops the
+// parameters it does not name, and keeps the task (canvas, steps, seed).
+TEST(SettingsSchema, PresetsResetWhatTheyDoNotName) {
+    auto current = default_settings();
+    current["gen_length"] = "160";
+    current["steps"] = "160";
+    current["seed"] = "7";
+    current["temperature"] = "0.7";
+    current["sampler"] = "dream";
+    current["surelock.epsilon"] = "1e-4";
+    const StrategyPreset* llada = nullptr;
+    for (const auto& p : strategy_presets())
+        if (p.name == "LLaDA random") llada = &p;
+    ASSERT_NE(llada, nullptr);
+    const auto out = apply_preset(current, *llada);
+    EXPECT_EQ(out.at("gen_length"), "160");
+    EXPECT_EQ(out.at("seed"), "7");
+    EXPECT_EQ(out.at("temperature"), "0");
+    EXPECT_EQ(out.at("sampler"), "llada");
+    EXPECT_EQ(out.at("remasking"), "random");
+    EXPECT_EQ(out.count("surelock.epsilon"), 0u);
+    EXPECT_EQ(apply_preset(out, *llada), out);  // applying twice changes nothing
+
+    for (const auto& p : strategy_presets()) {
+        DecodeSettings d;
+        for (const auto& [k, v] : p.settings) {
+            EXPECT_NE(find_setting_spec(k), nullptr) << p.name << " sets an undeclared " << k;
+            EXPECT_NO_THROW(d.set(k, v)) << p.name;
+        }
+    }
+}
+
+// docs/strategies.md carries the schema's tables verbatim between its markers.
+TEST(SettingsSchema, DocsCarryTheSchemaTables) {
+    std::ifstream f(std::string(DLM_SOURCE_DIR) + "/docs/strategies.md");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string doc = ss.str();
+    const std::string begin = "<!-- settings-schema: begin (dlmscope-cli settings --markdown) -->\n";
+    const std::string end = "<!-- settings-schema: end -->";
+    const auto b = doc.find(begin), e = doc.find(end);
+    ASSERT_NE(b, std::string::npos) << "docs/strategies.md lacks the settings-schema markers";
+    ASSERT_NE(e, std::string::npos);
+    EXPECT_EQ(doc.substr(b + begin.size(), e - b - begin.size()), settings_markdown())
+        << "docs/strategies.md differs from the schema: regenerate with dlmscope-cli settings --markdown";
+}
+
+}  // namespace
+}  // namespace dlm
