@@ -12,48 +12,48 @@
 
 Automation::Automation(AppController* controller, QQuickWindow* window, AppOptions options, QObject* parent)
     : QObject(parent), controller_(controller), window_(window), options_(std::move(options)) {
-    connect(controller_, &AppController::modelChanged, this, &Automation::onModelChanged);
-    connect(controller_, &AppController::runCompleted, this, &Automation::onRunCompleted);
+    connect(controller_->model(), &ModelHost::modelChanged, this, &Automation::onModelChanged);
+    connect(controller_->runs(), &RunController::runCompleted, this, &Automation::onRunCompleted);
     connect(controller_, &AppController::errorChanged, this, [this] {
         // A model that cannot be opened ends an automated launch (after the screenshot).
-        if (!controller_->errorString().isEmpty() && !controller_->running() && !controller_->modelLoaded() &&
+        if (!controller_->errorString().isEmpty() && !controller_->runs()->running() && !controller_->model()->loaded() &&
             options_.tracePath.isEmpty() && (options_.autorun || options_.quitWhenDone))
             finish(false);
     });
 }
 
 void Automation::start(const QString& modelDir) {
-    if (!options_.backend.isEmpty()) controller_->setBackend(options_.backend);
-    if (!options_.prompt.isEmpty()) controller_->setPrompt(options_.prompt);
-    for (const auto& kv : options_.settings) controller_->setSetting(kv.section('=', 0, 0), kv.section('=', 1));
-    if (options_.compare || !options_.compareSettings.isEmpty()) controller_->applyComparePreset(controller_->comparePresetIndex());
-    for (const auto& kv : options_.compareSettings) controller_->setCompareSetting(kv.section('=', 0, 0), kv.section('=', 1));
+    if (!options_.backend.isEmpty()) controller_->model()->setBackend(options_.backend);
+    if (!options_.prompt.isEmpty()) controller_->config()->setPrompt(options_.prompt);
+    for (const auto& kv : options_.settings) controller_->config()->setSetting(kv.section('=', 0, 0), kv.section('=', 1));
+    if (options_.compare || !options_.compareSettings.isEmpty()) controller_->config()->applyComparePreset(controller_->config()->comparePresetIndex());
+    for (const auto& kv : options_.compareSettings) controller_->config()->setCompareSetting(kv.section('=', 0, 0), kv.section('=', 1));
     if (!options_.tracePath.isEmpty()) {
         // A trace replays without a model; runCompleted fires from openTrace. A trace that cannot
         // be read ends an automated launch like a model that cannot be opened.
         QTimer::singleShot(0, this, [this] {
-            if (!controller_->openTrace(options_.tracePath) && (options_.autorun || options_.quitWhenDone))
+            if (!controller_->runs()->openTrace(options_.tracePath) && (options_.autorun || options_.quitWhenDone))
                 finish(false);
         });
         return;
     }
-    controller_->loadModel(modelDir);
+    controller_->model()->load(modelDir);
 }
 
 void Automation::onModelChanged() {
-    if (started_ || !controller_->modelLoaded()) return;
+    if (started_ || !controller_->model()->loaded()) return;
     if (!options_.autorun && !options_.compare) {
         // Nothing to run: a screenshot or --quit-when-done is taken of the loaded model.
         if (!options_.screenshotPath.isEmpty() || options_.quitWhenDone) finish(true);
         return;
     }
     started_ = true;
-    if (options_.compare) controller_->runCompare();
-    else controller_->runDecode();
+    if (options_.compare) controller_->runs()->runCompare();
+    else controller_->runs()->runDecode();
 }
 
 void Automation::onRunCompleted(bool ok) {
-    if (options_.showStep >= 0) controller_->setViewStep(options_.showStep);
+    if (options_.showStep >= 0) controller_->runs()->setViewStep(options_.showStep);
     if (options_.inspect >= 0 && window_)
         QMetaObject::invokeMethod(window_, "openInspector", Q_ARG(QVariant, options_.inspect));
     if (options_.screenshotPath.isEmpty() && options_.saveTracePath.isEmpty() && !options_.quitWhenDone) return;
@@ -80,7 +80,7 @@ void Automation::finish(bool ok) {
             }
         }
         if (!options_.saveTracePath.isEmpty()) {
-            if (!controller_->saveTrace(options_.saveTracePath)) {
+            if (!controller_->runs()->saveTrace(options_.saveTracePath)) {
                 std::fprintf(stderr, "dlmscope: could not write the trace %s\n", qPrintable(options_.saveTracePath));
                 written = false;
             } else {

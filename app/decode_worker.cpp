@@ -41,7 +41,7 @@ QString describe(const dlm::Checkpoint& c) {
 
 }  // namespace
 
-DecodeWorker::DecodeWorker(QObject* parent) : QObject(parent) {}
+DecodeWorker::DecodeWorker(DecodeEngine* reports) : reports_(reports) {}
 DecodeWorker::~DecodeWorker() = default;
 
 void DecodeWorker::requestCancel() {
@@ -62,23 +62,23 @@ void DecodeWorker::loadModel(quint64 ticket, const QString& dir, const QString& 
         finishRun(true);  // a run on the old model ends here (the GUI stops it first anyway)
         model_ = std::move(loaded);
         model_dir_ = QDir::cleanPath(dir);
-        Q_EMIT modelLoaded(ticket, loadedInfo(options.backend));
+        Q_EMIT reports_->modelLoaded(ticket, loadedInfo(options.backend));
     } catch (const std::exception& e) {
-        if (cancelled_load_.load() != ticket) Q_EMIT modelLoadFailed(ticket, QString::fromUtf8(e.what()));
+        if (cancelled_load_.load() != ticket) Q_EMIT reports_->modelLoadFailed(ticket, QString::fromUtf8(e.what()));
     }
 }
 
 void DecodeWorker::switchBackend(quint64 ticket, const QString& backendChoice) {
-    if (!model_.checkpoint) return Q_EMIT modelLoadFailed(ticket, QStringLiteral("no model is loaded"));
+    if (!model_.checkpoint) return Q_EMIT reports_->modelLoadFailed(ticket, QStringLiteral("no model is loaded"));
     try {
         const dlm::BackendKind kind = dlm::parse_backend_kind(backendChoice.toStdString());
         finishRun(true);
         dlm::switch_backend(model_, kind);
-        Q_EMIT modelLoaded(ticket, loadedInfo(kind));
+        Q_EMIT reports_->modelLoaded(ticket, loadedInfo(kind));
     } catch (const std::exception& e) {
         // Not even the CPU backend could be made (out of memory): nothing is left to run on.
         model_ = {};
-        Q_EMIT modelLoadFailed(ticket, QString::fromUtf8(e.what()) + QStringLiteral(" (the model was closed)"));
+        Q_EMIT reports_->modelLoadFailed(ticket, QString::fromUtf8(e.what()) + QStringLiteral(" (the model was closed)"));
     }
 }
 
@@ -127,7 +127,7 @@ void DecodeWorker::validate(quint64 requestId, const QString& prompt, const QVar
     } catch (const std::exception& e) {
         issues.push_back(QVariantMap{{"severity", "error"}, {"key", QString()}, {"message", QString::fromUtf8(e.what())}});
     }
-    Q_EMIT validated(requestId, issues);
+    Q_EMIT reports_->validated(requestId, issues);
 }
 
 void DecodeWorker::startRun(quint64 runId, const QString& prompt, const QVariantMap& settings, bool chat) {
@@ -145,11 +145,11 @@ void DecodeWorker::startRun(quint64 runId, const QString& prompt, const QVariant
                                                         model_.guiders.get());
         QStringList warnings;
         for (const auto& w : session_->warnings()) warnings << QString::fromStdString(w.message);
-        Q_EMIT runStarted(runId, std::make_shared<const dlm::TraceHeader>(session_->header()), warnings);
+        Q_EMIT reports_->runStarted(runId, std::make_shared<const dlm::TraceHeader>(session_->header()), warnings);
         scheduleStep();
     } catch (const std::exception& e) {
         session_.reset();
-        Q_EMIT runFailed(runId, QString::fromUtf8(e.what()));
+        Q_EMIT reports_->runFailed(runId, QString::fromUtf8(e.what()));
     }
 }
 
@@ -180,10 +180,10 @@ void DecodeWorker::runOneStep() {
     }
     try {
         auto trace = std::make_shared<const dlm::StepTrace>(session_->step());
-        Q_EMIT stepReady(run_id_, trace);
+        Q_EMIT reports_->stepReady(run_id_, trace);
     } catch (const std::exception& e) {
         session_.reset();
-        Q_EMIT runFailed(run_id_, QString::fromUtf8(e.what()));
+        Q_EMIT reports_->runFailed(run_id_, QString::fromUtf8(e.what()));
         return;
     }
     if (session_->finished()) return finishRun(false);
@@ -195,6 +195,6 @@ void DecodeWorker::finishRun(bool cancelled) {
     if (!session_) return;
     auto summary = std::make_shared<const dlm::TraceSummary>(session_->summary());
     session_.reset();
-    Q_EMIT runFinished(run_id_, summary, cancelled);
+    Q_EMIT reports_->runFinished(run_id_, summary, cancelled);
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// The engine side of the app. A DecodeWorker lives on its own QThread (moveToThread); it owns the
+// The engine side of the app, driven by ThreadedDecodeEngine (threaded_decode_engine.h). A
+// DecodeWorker lives on its own QThread (moveToThread); it owns the
 // loaded model (checkpoint, backend, guiders: backends/loaded_model.h) and the running
 // DecodeSession. Every step is a separate queued invocation, so requests are served between steps
 // and Stop returns within one step.
@@ -7,7 +8,8 @@
 //    stepOnce, validate. They run in order, between steps.
 //  * Direct, from the GUI thread (atomics read by the worker at the next step boundary):
 //    requestCancel, setPaused, cancelLoad.
-// Results come back as signals (queued to the GUI thread).
+// Results come back as the DecodeEngine signals of the engine that drives it (queued to the GUI
+// thread).
 #include <atomic>
 #include <memory>
 #include <string>
@@ -17,31 +19,19 @@
 #include <QVariantMap>
 
 #include "backends/loaded_model.h"
-#include "decode/generation_defaults.h"
-#include "trace_ptr.h"
+#include "decode_engine.h"
 
 namespace dlm {
 class DecodeSession;
 }  // namespace dlm
 
-// What the GUI shows about the loaded model (a copyable value for queued signals).
-struct ModelInfo {
-    QString name, dir, family, tokenizer, summary;
-    int vocab = 0, maxSeqLen = 0;
-    bool chatTemplate = false;     // a chat template was recognised: prompts can go through it
-    QString chatTemplateName;      // which one, with its default system line
-    QString chatTemplateNote;      // a published template that is not rendered: why prompts go in raw
-    QString backendChoice;  // what was asked for: "auto", "cpu" or "cuda"
-    QString backend;        // what runs it: Backend::name() ("cpu", "cuda")
-    QString backendNote;    // why that is not what was asked for (empty when it is)
-    dlm::GenerationDefaults generation;  // the decode defaults its generation_config.json publishes
-};
-Q_DECLARE_METATYPE(ModelInfo)
 
 class DecodeWorker : public QObject {
     Q_OBJECT
 public:
-    explicit DecodeWorker(QObject* parent = nullptr);
+    // Results are emitted as `reports`' signals from the worker's thread; its receivers on the
+    // GUI thread get them queued (the connection type is decided at emission).
+    explicit DecodeWorker(DecodeEngine* reports);
     ~DecodeWorker() override;
 
     // Thread-safe (called from the GUI thread directly): take effect between steps.
@@ -62,22 +52,13 @@ public Q_SLOTS:
     void stepOnce(); // run exactly one step while paused
     void validate(quint64 requestId, const QString& prompt, const QVariantMap& settings, bool chat);
 
-Q_SIGNALS:
-    void modelLoaded(quint64 ticket, const ModelInfo& info);
-    void modelLoadFailed(quint64 ticket, const QString& error);
-    void runStarted(quint64 runId, const TraceHeaderPtr& header, const QStringList& warnings);
-    void stepReady(quint64 runId, const StepTracePtr& step);
-    void runFinished(quint64 runId, const TraceSummaryPtr& summary, bool cancelled);
-    void runFailed(quint64 runId, const QString& error);
-    // issues: {severity: "error"|"warning", key, message}
-    void validated(quint64 requestId, const QVariantList& issues);
-
 private:
     ModelInfo loadedInfo(dlm::BackendKind kind) const;
     void scheduleStep();
     void runOneStep();
     void finishRun(bool cancelled);
 
+    DecodeEngine* reports_;
     dlm::LoadedModel model_;  // empty until a load succeeds
     std::unique_ptr<dlm::DecodeSession> session_;
     QString model_dir_;

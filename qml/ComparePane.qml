@@ -8,7 +8,7 @@ import Dlmscope
 ColumnLayout {
     id: pane
     spacing: Theme.spacing
-    property var summary: App.compareSummary
+    property var summary: App.runs.compareSummary
     signal positionClicked(int pos)
 
     RowLayout {
@@ -17,14 +17,14 @@ ColumnLayout {
         spacing: Theme.spacing
         GridPane {
             Layout.fillWidth: true; Layout.fillHeight: true
-            run: App.run
-            caption: qsTr("A · ") + (App.run.hasRun ? App.run.strategy : "") + "  " + (App.run.settingsText.length > 0 ? "" : "")
+            run: App.runs.run
+            caption: qsTr("A · ") + (App.runs.run.hasRun ? App.runs.run.strategy : "") + "  " + (App.runs.run.settingsText.length > 0 ? "" : "")
             onPositionClicked: (p) => pane.positionClicked(p)
         }
         GridPane {
             Layout.fillWidth: true; Layout.fillHeight: true
-            run: App.compareRun
-            caption: qsTr("B · ") + (App.compareRun.hasRun ? App.compareRun.strategy : (App.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
+            run: App.runs.compareRun
+            caption: qsTr("B · ") + (App.runs.compareRun.hasRun ? App.runs.compareRun.strategy : (App.runs.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
             onPositionClicked: (p) => pane.positionClicked(p)
         }
     }
@@ -43,7 +43,7 @@ ColumnLayout {
                 Label {
                     Layout.fillWidth: true; Layout.fillHeight: true
                     textFormat: Text.RichText; wrapMode: Text.Wrap
-                    text: pane.summary.textA !== undefined ? pane.summary.textA : App.run.answerText
+                    text: pane.summary.textA !== undefined ? pane.summary.textA : App.runs.run.answerText
                     color: Theme.text; font.pixelSize: Theme.body
                 }
             }
@@ -54,7 +54,7 @@ ColumnLayout {
                 Label {
                     Layout.fillWidth: true; Layout.fillHeight: true
                     textFormat: Text.RichText; wrapMode: Text.Wrap
-                    text: pane.summary.textB !== undefined ? pane.summary.textB : App.compareRun.answerText
+                    text: pane.summary.textB !== undefined ? pane.summary.textB : App.runs.compareRun.answerText
                     color: Theme.text; font.pixelSize: Theme.body
                 }
             }

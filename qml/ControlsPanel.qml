@@ -25,14 +25,14 @@ Rectangle {
             RowLayout {
                 Layout.fillWidth: true
                 Label {
-                    text: App.modelLoaded ? App.modelName : qsTr("none")
+                    text: App.model.loaded ? App.model.name : qsTr("none")
                     color: Theme.text; font.bold: true; elide: Text.ElideMiddle
                     Layout.fillWidth: true
                 }
                 Button { text: qsTr("Open…"); onClicked: panel.openModel(); implicitHeight: 26 }
             }
             Label {
-                text: App.modelSummary
+                text: App.model.summary
                 visible: text !== ""
                 color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap
                 Layout.fillWidth: true
@@ -52,24 +52,24 @@ Rectangle {
                     model: [
                         { value: "auto", label: qsTr("Auto (CUDA if usable)") },
                         { value: "cpu", label: qsTr("CPU") },
-                        { value: "cuda", label: App.cudaBuilt ? qsTr("CUDA") : qsTr("CUDA (not in this build)") }
+                        { value: "cuda", label: App.model.cudaBuilt ? qsTr("CUDA") : qsTr("CUDA (not in this build)") }
                     ]
-                    currentIndex: Math.max(0, App.backendChoices.indexOf(App.backend))
-                    enabled: !App.loading
-                    onActivated: App.backend = currentValue
+                    currentIndex: Math.max(0, App.model.backendChoices.indexOf(App.model.backend))
+                    enabled: !App.model.loading
+                    onActivated: App.model.backend = currentValue
                 }
             }
             Label {
                 objectName: "backendLabel"
-                visible: App.modelLoaded
-                text: qsTr("Running on the %1 backend").arg(App.backendName.toUpperCase())
+                visible: App.model.loaded
+                text: qsTr("Running on the %1 backend").arg(App.model.backendName.toUpperCase())
                 color: Theme.text; font.pixelSize: 10
                 Layout.fillWidth: true
             }
             Label {
                 objectName: "backendNote"
-                visible: App.modelLoaded && App.backendNote !== ""
-                text: App.backendNote
+                visible: App.model.loaded && App.model.backendNote !== ""
+                text: App.model.backendNote
                 color: Theme.warn; font.pixelSize: 10; wrapMode: Text.Wrap
                 Layout.fillWidth: true
             }
@@ -83,17 +83,17 @@ Rectangle {
                     objectName: "exampleBox"
                     Layout.fillWidth: true
                     implicitHeight: 28
-                    model: App.examples.map(e => e.label).concat([qsTr("(your own prompt)")])
-                    currentIndex: App.exampleIndex >= 0 ? App.exampleIndex : App.examples.length
-                    onActivated: (i) => { if (i < App.examples.length) App.useExample(i) }
+                    model: App.config.examples.map(e => e.label).concat([qsTr("(your own prompt)")])
+                    currentIndex: App.config.exampleIndex >= 0 ? App.config.exampleIndex : App.config.examples.length
+                    onActivated: (i) => { if (i < App.config.examples.length) App.config.useExample(i) }
                 }
             }
             Label {
                 objectName: "knownAnswer"
-                visible: App.exampleIndex >= 0
-                text: App.exampleIndex >= 0 ? qsTr("Known answer: %1 (canvas %2 tokens)")
-                                              .arg(App.examples[App.exampleIndex].answer)
-                                              .arg(App.examples[App.exampleIndex].genLength) : ""
+                visible: App.config.exampleIndex >= 0
+                text: App.config.exampleIndex >= 0 ? qsTr("Known answer: %1 (canvas %2 tokens)")
+                                              .arg(App.config.examples[App.config.exampleIndex].answer)
+                                              .arg(App.config.examples[App.config.exampleIndex].genLength) : ""
                 color: Theme.dim; font.pixelSize: 10
                 Layout.fillWidth: true
             }
@@ -109,27 +109,27 @@ Rectangle {
                 TextArea {
                     id: promptEdit
                     objectName: "promptEdit"
-                    text: App.prompt
+                    text: App.config.prompt
                     wrapMode: TextEdit.Wrap
                     font.pixelSize: Theme.body
-                    onTextChanged: if (text !== App.prompt) App.prompt = text
+                    onTextChanged: if (text !== App.config.prompt) App.config.prompt = text
                     background: Rectangle { color: "#14171c"; radius: 4; border.color: Theme.border }
                 }
             }
             CheckBox {
                 objectName: "chatCheck"
                 text: qsTr("Use the model's chat template")
-                checked: App.chat
-                enabled: !App.modelLoaded || App.chatAvailable
-                onToggled: App.chat = checked
+                checked: App.config.chat
+                enabled: !App.model.loaded || App.model.chatAvailable
+                onToggled: App.config.chat = checked
                 font.pixelSize: Theme.small
-                ToolTip.visible: hovered && App.chatTemplateName !== ""
-                ToolTip.text: App.chatTemplateName
+                ToolTip.visible: hovered && App.model.chatTemplateName !== ""
+                ToolTip.text: App.model.chatTemplateName
             }
             Label {
                 objectName: "chatTemplateName"
-                visible: App.chatTemplateName !== ""
-                text: qsTr("Template: %1").arg(App.chatTemplateName)
+                visible: App.model.chatTemplateName !== ""
+                text: qsTr("Template: %1").arg(App.model.chatTemplateName)
                 color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap; elide: Text.ElideRight; maximumLineCount: 2
                 Layout.fillWidth: true
             }
@@ -137,14 +137,14 @@ Rectangle {
             // prompt is typed, since the prompt then goes in raw.
             Rectangle {
                 objectName: "chatTemplateNote"
-                visible: App.chatTemplateNote !== ""
+                visible: App.model.chatTemplateNote !== ""
                 Layout.fillWidth: true
                 implicitHeight: visible ? noteText.implicitHeight + 10 : 0
                 color: "#33291a"; border.color: Theme.warn; radius: Theme.radius
                 Label {
                     id: noteText
                     anchors.fill: parent; anchors.margins: 5
-                    text: App.chatTemplateNote
+                    text: App.model.chatTemplateNote
                     color: Theme.text; font.pixelSize: 10; wrapMode: Text.Wrap
                 }
             }
@@ -152,9 +152,9 @@ Rectangle {
             // The model's own decode defaults (its generation_config.json), and what of it is not used.
             Label {
                 objectName: "modelDefaultsNote"
-                visible: App.modelDefaultsNote !== ""
+                visible: App.config.modelDefaultsNote !== ""
                 Layout.fillWidth: true
-                text: App.modelDefaultsNote
+                text: App.config.modelDefaultsNote
                 color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap
             }
 
@@ -163,15 +163,15 @@ Rectangle {
                 id: presetBox
                 objectName: "presetBox"
                 Layout.fillWidth: true
-                model: App.presets.map(p => p.name).concat([qsTr("(custom)")])
-                currentIndex: App.presetIndex >= 0 ? App.presetIndex : App.presets.length
-                onActivated: (i) => { if (i < App.presets.length) App.applyPreset(i) }
+                model: App.config.presets.map(p => p.name).concat([qsTr("(custom)")])
+                currentIndex: App.config.presetIndex >= 0 ? App.config.presetIndex : App.config.presets.length
+                onActivated: (i) => { if (i < App.config.presets.length) App.config.applyPreset(i) }
             }
             Label {
                 objectName: "presetDescription"
-                text: App.presetIndex >= 0 ? App.presets[App.presetIndex].description
-                      : App.presetDifferences.length > 0 && App.basePresetIndex >= 0
-                        ? qsTr("Custom: %1 differ from “%2”").arg(App.presetDifferences.join(", ")).arg(App.presets[App.basePresetIndex].name)
+                text: App.config.presetIndex >= 0 ? App.config.presets[App.config.presetIndex].description
+                      : App.config.presetDifferences.length > 0 && App.config.basePresetIndex >= 0
+                        ? qsTr("Custom: %1 differ from “%2”").arg(App.config.presetDifferences.join(", ")).arg(App.config.presets[App.config.basePresetIndex].name)
                         : qsTr("Settings edited by hand")
                 color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap
                 Layout.fillWidth: true
@@ -179,12 +179,12 @@ Rectangle {
 
             Label { text: qsTr("Settings"); color: Theme.dim; font.pixelSize: Theme.small; Layout.topMargin: 4 }
             Repeater {
-                model: App.parameters
+                model: App.config.parameters
                 delegate: ParameterControl {
                     required property var modelData
                     spec: modelData
                     Layout.fillWidth: true
-                    onEdited: (key, value) => App.setSetting(key, value)
+                    onEdited: (key, value) => App.config.setSetting(key, value)
                 }
             }
             RowLayout {
@@ -200,7 +200,7 @@ Rectangle {
                     onAccepted: {
                         const i = text.indexOf("=")
                         if (i > 0 && text.slice(i + 1).trim() !== "") {
-                            App.setSetting(text.slice(0, i).trim(), text.slice(i + 1).trim())
+                            App.config.setSetting(text.slice(0, i).trim(), text.slice(i + 1).trim())
                             text = ""
                         } else {
                             // Kept in the field, with what is wrong, instead of vanishing.
@@ -208,7 +208,7 @@ Rectangle {
                         }
                     }
                 }
-                Button { text: qsTr("Defaults"); onClicked: App.resetSettings(); implicitHeight: 26 }
+                Button { text: qsTr("Defaults"); onClicked: App.config.resetSettings(); implicitHeight: 26 }
             }
             Label {
                 objectName: "extraSettingProblem"
@@ -221,7 +221,7 @@ Rectangle {
             // Problems that name no single setting (or the whole combination); each setting's own
             // problem is shown once, under its control.
             Repeater {
-                model: { App.issues; return App.generalIssues() }
+                model: { App.config.issues; return App.config.generalIssues() }
                 delegate: Label {
                     required property var modelData
                     Layout.fillWidth: true
@@ -232,26 +232,26 @@ Rectangle {
                 }
             }
 
-            Label { text: qsTr("Replay speed: %1 steps/s").arg(App.replaySpeed.toFixed(0)); color: Theme.dim; font.pixelSize: Theme.small; Layout.topMargin: 4 }
+            Label { text: qsTr("Replay speed: %1 steps/s").arg(App.runs.replaySpeed.toFixed(0)); color: Theme.dim; font.pixelSize: Theme.small; Layout.topMargin: 4 }
             Slider {
                 Layout.fillWidth: true
                 from: 1; to: 120
-                value: App.replaySpeed
-                onMoved: App.replaySpeed = value
+                value: App.runs.replaySpeed
+                onMoved: App.runs.replaySpeed = value
             }
 
             Label { text: qsTr("Compare: run B preset"); color: Theme.dim; font.pixelSize: Theme.small; Layout.topMargin: 4 }
             ComboBox {
                 Layout.fillWidth: true
-                model: App.presets.map(p => p.name).concat([qsTr("(custom)")])
-                currentIndex: App.comparePresetIndex >= 0 ? App.comparePresetIndex : App.presets.length
-                onActivated: (i) => { if (i < App.presets.length) App.applyComparePreset(i) }
+                model: App.config.presets.map(p => p.name).concat([qsTr("(custom)")])
+                currentIndex: App.config.comparePresetIndex >= 0 ? App.config.comparePresetIndex : App.config.presets.length
+                onActivated: (i) => { if (i < App.config.presets.length) App.config.applyComparePreset(i) }
             }
             Button {
                 Layout.fillWidth: true
                 text: qsTr("Compare A vs B (same prompt and seed)")
-                enabled: App.canRun && !App.running
-                onClicked: App.runCompare()
+                enabled: App.canRun && !App.runs.running
+                onClicked: App.runs.runCompare()
             }
         }
     }

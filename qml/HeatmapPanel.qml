@@ -6,7 +6,7 @@ import Dlmscope
 // KL heatmap (positions × steps, log scale, ε band on the colour bar) or the reveal-order map.
 Rectangle {
     id: panel
-    property RunView run: App.run
+    property RunView run: App.runs.run
     property alias heatmap: map
     color: Theme.panel
     radius: Theme.radius
@@ -39,7 +39,7 @@ Rectangle {
             Layout.fillHeight: true
             run: panel.run
             mode: tabs.currentIndex === 0 ? "kl" : "reveal"
-            epsilon: App.epsilon
+            epsilon: App.runs.epsilon
         }
     }
 }

@@ -10,7 +10,7 @@ import Dlmscope
 Rectangle {
     id: inspector
     objectName: "inspector"
-    property RunView run: App.run
+    property RunView run: App.runs.run
     property int position: -1
     property var info: position >= 0 && run && run.viewStep >= 0 ? run.positionDetails(position) : ({})
     signal closeRequested()
@@ -42,8 +42,8 @@ Rectangle {
         // log10 on a linear axis labelled "1eN": Qt's LogValueAxis drew no labels at this height.
         fill(klSeries, info.kl, v => Math.log10(Math.max(v, 1e-9)))
         epsSeries.clear()
-        if (App.epsilon > 0) {
-            const e = Math.log10(App.epsilon)
+        if (App.runs.epsilon > 0) {
+            const e = Math.log10(App.runs.epsilon)
             epsSeries.append(1, e)
             epsSeries.append(Math.max(2, run.plannedSteps), e)
         }

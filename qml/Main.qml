@@ -13,7 +13,7 @@ ApplicationWindow {
     minimumWidth: 960
     minimumHeight: 640
     visible: true
-    title: qsTr("dlmscope") + (App.modelLoaded ? " — " + App.modelName : "")
+    title: qsTr("dlmscope") + (App.model.loaded ? " — " + App.model.name : "")
     color: Theme.window
 
     palette.window: Theme.window
@@ -86,14 +86,14 @@ ApplicationWindow {
         id: modelDialog
         objectName: "modelDialog"
         title: qsTr("Open a checkpoint folder (config.json + safetensors + tokenizer)")
-        onAccepted: App.loadModel(selectedFolder)
+        onAccepted: App.model.load(selectedFolder)
     }
     FileDialog {
         id: openTraceDialog
         objectName: "openTraceDialog"
         title: qsTr("Open a trace")
         nameFilters: [qsTr("dlmscope traces (*.ndjson *.jsonl)"), qsTr("All files (*)")]
-        onAccepted: App.openTrace(selectedFile)
+        onAccepted: App.runs.openTrace(selectedFile)
     }
     FileDialog {
         id: saveTraceDialog
@@ -102,7 +102,7 @@ ApplicationWindow {
         fileMode: FileDialog.SaveFile
         defaultSuffix: "ndjson"
         nameFilters: [qsTr("dlmscope traces (*.ndjson)")]
-        onAccepted: { const path = window.savePath(selectedFile, defaultSuffix); if (path !== "") App.saveTrace(path) }
+        onAccepted: { const path = window.savePath(selectedFile, defaultSuffix); if (path !== "") App.runs.saveTrace(path) }
     }
     FileDialog {
         id: exportDialog
@@ -115,17 +115,17 @@ ApplicationWindow {
         onAccepted: {
             const path = window.savePath(selectedFile, defaultSuffix)
             if (path === "") return
-            if (what === "csv") App.exportCsv(path)
+            if (what === "csv") App.runs.exportCsv(path)
             else if (!(what === "grid" ? mainGrid.grid : heatmaps.heatmap).saveImage(path)) App.reportError(qsTr("Could not write %1").arg(path))
             else App.reportStatus(qsTr("Exported the %1 to %2").arg(what === "grid" ? qsTr("grid") : qsTr("heatmap")).arg(path))
         }
     }
 
-    Shortcut { sequence: "Ctrl+R"; onActivated: if (App.canRun && !App.running) App.runDecode() }
-    Shortcut { sequence: "Space"; onActivated: App.running ? (App.paused ? App.resume() : App.pause()) : (App.replaying ? App.stopReplay() : App.startReplay()) }
-    Shortcut { sequence: "Escape"; onActivated: App.running ? App.stop() : (window.inspectedPosition = -1) }
-    Shortcut { sequence: "Right"; onActivated: App.stepOnce() }
-    Shortcut { sequence: "Left"; onActivated: App.setViewStep(App.run.viewStep - 1) }
+    Shortcut { sequence: "Ctrl+R"; onActivated: if (App.canRun && !App.runs.running) App.runs.runDecode() }
+    Shortcut { sequence: "Space"; onActivated: App.runs.running ? (App.runs.paused ? App.runs.resume() : App.runs.pause()) : (App.runs.replaying ? App.runs.stopReplay() : App.runs.startReplay()) }
+    Shortcut { sequence: "Escape"; onActivated: App.runs.running ? App.runs.stop() : (window.inspectedPosition = -1) }
+    Shortcut { sequence: "Right"; onActivated: App.runs.stepOnce() }
+    Shortcut { sequence: "Left"; onActivated: App.runs.setViewStep(App.runs.run.viewStep - 1) }
 
     header: ToolBar {
         background: Rectangle { color: Theme.panel; border.color: Theme.border }
@@ -139,23 +139,23 @@ ApplicationWindow {
             Button {
                 objectName: "runButton"
                 text: qsTr("▶ Run")
-                enabled: App.canRun && !App.running
+                enabled: App.canRun && !App.runs.running
                 highlighted: true
                 // In compare mode Run decodes the A/B pair again rather than leaving the mode.
-                onClicked: App.compareMode ? App.runCompare() : App.runDecode()
+                onClicked: App.runs.compareMode ? App.runs.runCompare() : App.runs.runDecode()
             }
             Button {
                 objectName: "pauseButton"
-                text: App.paused ? qsTr("Resume") : qsTr("Pause")
-                enabled: App.running
-                onClicked: App.paused ? App.resume() : App.pause()
+                text: App.runs.paused ? qsTr("Resume") : qsTr("Pause")
+                enabled: App.runs.running
+                onClicked: App.runs.paused ? App.runs.resume() : App.runs.pause()
             }
-            Button { objectName: "stepButton"; text: qsTr("Step"); enabled: App.running || App.run.stepCount > 0; onClicked: App.stepOnce() }
-            Button { objectName: "stopButton"; text: qsTr("■ Stop"); enabled: App.running; onClicked: App.stop() }
+            Button { objectName: "stepButton"; text: qsTr("Step"); enabled: App.runs.running || App.runs.run.stepCount > 0; onClicked: App.runs.stepOnce() }
+            Button { objectName: "stopButton"; text: qsTr("■ Stop"); enabled: App.runs.running; onClicked: App.runs.stop() }
             Button {
                 text: qsTr("↻ Re-run")
-                enabled: App.canRun && !App.running
-                onClicked: App.rerun()
+                enabled: App.canRun && !App.runs.running
+                onClicked: App.runs.rerun()
                 ToolTip.text: qsTr("Run again with the same prompt and seed"); ToolTip.visible: hovered
             }
             ToolSeparator {}
@@ -163,17 +163,17 @@ ApplicationWindow {
                 objectName: "compareButton"
                 text: qsTr("Compare")
                 checkable: true
-                checked: App.compareMode
-                onToggled: App.toggleCompare(checked)
+                checked: App.runs.compareMode
+                onToggled: App.runs.toggleCompare(checked)
                 ToolTip.text: qsTr("Decode A (the settings) and B (the compare preset) side by side"); ToolTip.visible: hovered
             }
             ToolSeparator {}
             Button { objectName: "openTraceButton"; text: qsTr("Open trace…"); onClicked: openTraceDialog.open() }
-            Button { objectName: "saveTraceButton"; text: qsTr("Save trace…"); enabled: App.run.hasRun && !App.running; onClicked: saveTraceDialog.open() }
+            Button { objectName: "saveTraceButton"; text: qsTr("Save trace…"); enabled: App.runs.run.hasRun && !App.runs.running; onClicked: saveTraceDialog.open() }
             Button {
                 objectName: "exportButton"
                 text: qsTr("Export ▾")
-                enabled: App.run.stepCount > 0
+                enabled: App.runs.run.stepCount > 0
                 onClicked: exportMenu.popup()
                 Menu {
                     id: exportMenu
@@ -183,7 +183,7 @@ ApplicationWindow {
                 }
             }
             Item { Layout.fillWidth: true }
-            BusyIndicator { running: App.loading || App.running; visible: running; implicitWidth: 26; implicitHeight: 26 }
+            BusyIndicator { running: App.model.loading || App.runs.running; visible: running; implicitWidth: 26; implicitHeight: 26 }
         }
     }
 
@@ -202,15 +202,15 @@ ApplicationWindow {
             // Where the model runs; the tooltip says why when it is not where it was asked to.
             Label {
                 objectName: "backendBadge"
-                visible: App.modelLoaded
-                text: App.backendName.toUpperCase()
-                color: App.backendNote !== "" ? Theme.warn : Theme.dim
+                visible: App.model.loaded
+                text: App.model.backendName.toUpperCase()
+                color: App.model.backendNote !== "" ? Theme.warn : Theme.dim
                 font.pixelSize: Theme.small
                 font.bold: true
                 leftPadding: 6; rightPadding: 6; topPadding: 2; bottomPadding: 2
                 background: Rectangle { color: "transparent"; radius: 3; border.color: parent.color }
                 HoverHandler { id: badgeHover }
-                ToolTip.text: App.backendNote !== "" ? App.backendNote : qsTr("Compute backend (chosen in the Model section)")
+                ToolTip.text: App.model.backendNote !== "" ? App.model.backendNote : qsTr("Compute backend (chosen in the Model section)")
                 ToolTip.visible: badgeHover.hovered
             }
             Label {
@@ -250,15 +250,15 @@ ApplicationWindow {
                 spacing: Theme.spacing
                 GridPane {
                     id: mainGrid
-                    visible: !App.compareMode
+                    visible: !App.runs.compareMode
                     Layout.fillWidth: true
                     Layout.fillHeight: true
-                    run: App.run
+                    run: App.runs.run
                     selectedPosition: window.inspectedPosition
                     onPositionClicked: (p) => window.inspectedPosition = p
                 }
                 ComparePane {
-                    visible: App.compareMode
+                    visible: App.runs.compareMode
                     Layout.fillWidth: true
                     Layout.fillHeight: true
                     onPositionClicked: (p) => window.inspectedPosition = p
@@ -277,8 +277,8 @@ ApplicationWindow {
                 objectName: "chartsPanel"
                 SplitView.preferredWidth: Math.max(320, Math.min(560, window.width * 0.33))
                 SplitView.minimumWidth: 320
-                run: App.run
-                runB: App.compareMode ? App.compareRun : null
+                run: App.runs.run
+                runB: App.runs.compareMode ? App.runs.compareRun : null
             }
         }
     }
@@ -286,7 +286,7 @@ ApplicationWindow {
     InspectorPanel {
         visible: window.inspectedPosition >= 0
         position: window.inspectedPosition
-        run: App.run
+        run: App.runs.run
         width: 440
         anchors.right: parent.right
         anchors.top: parent.top
@@ -301,7 +301,7 @@ ApplicationWindow {
     // Loading a model: progress and Cancel (the app keeps the previous model if cancelled).
     Rectangle {
         anchors.fill: parent
-        visible: App.loading
+        visible: App.model.loading
         color: "#a0000000"
         z: 30
         MouseArea { anchors.fill: parent }
@@ -315,18 +315,18 @@ ApplicationWindow {
                 anchors.fill: parent
                 anchors.margins: 16
                 Label {
-                    text: (App.switchingBackend ? qsTr("Moving %1…") : qsTr("Opening %1…")).arg(App.loadingWhat)
+                    text: (App.model.switchingBackend ? qsTr("Moving %1…") : qsTr("Opening %1…")).arg(App.model.loadingWhat)
                     color: Theme.text; font.pixelSize: Theme.title
                     elide: Text.ElideRight; Layout.fillWidth: true
                 }
                 ProgressBar { indeterminate: true; Layout.fillWidth: true }
                 Label {
-                    text: App.switchingBackend ? qsTr("Making the backend (the runs shown are kept)")
+                    text: App.model.switchingBackend ? qsTr("Making the backend (the runs shown are kept)")
                                                : qsTr("Reading config, weights (memory-mapped) and tokenizer")
                     color: Theme.dim; font.pixelSize: Theme.small
                 }
                 // A backend switch has already let go of the old backend: it cannot be undone halfway.
-                Button { text: qsTr("Cancel"); visible: !App.switchingBackend; Layout.alignment: Qt.AlignRight; onClicked: App.cancelLoad() }
+                Button { text: qsTr("Cancel"); visible: !App.model.switchingBackend; Layout.alignment: Qt.AlignRight; onClicked: App.model.cancelLoad() }
             }
         }
     }

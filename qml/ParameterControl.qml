@@ -8,12 +8,12 @@ import Dlmscope
 ColumnLayout {
     id: control
     required property var spec            // {key, label, kind, min, max, help, options, default, placeholder}
-    property var settings: App.settings
+    property var settings: App.config.settings
     // A strategy parameter not set shows its schema default.
     property string value: settings[spec.key] !== undefined ? String(settings[spec.key])
                            : (spec["default"] !== undefined ? spec["default"] : "")
-    property string issue: { App.issues; return App.issueFor(spec.key) }
-    property string issueSeverity: { App.issues; return App.issueSeverityFor(spec.key) }
+    property string issue: { App.config.issues; return App.config.issueFor(spec.key) }
+    property string issueSeverity: { App.config.issues; return App.config.issueSeverityFor(spec.key) }
     signal edited(string key, string value)
     spacing: 2
     // Strategy parameters show only while their strategy is chosen.
@@ -27,8 +27,8 @@ ColumnLayout {
             font.pixelSize: Theme.small
             Layout.preferredWidth: 108
             // A model's generation_config.json may move the default: said after the schema's.
-            ToolTip.text: App.modelDefaults[control.spec.key] !== undefined
-                          ? control.spec.help + " " + qsTr("This model's default: %1.").arg(App.modelDefaults[control.spec.key])
+            ToolTip.text: App.config.modelDefaults[control.spec.key] !== undefined
+                          ? control.spec.help + " " + qsTr("This model's default: %1.").arg(App.config.modelDefaults[control.spec.key])
                           : control.spec.help
             ToolTip.visible: hover.hovered
             HoverHandler { id: hover }

@@ -6,7 +6,7 @@ import Dlmscope
 // The scrubber: any recorded step, grid, heatmaps and charts in sync; play / pause the replay.
 Rectangle {
     id: bar
-    property RunView run: App.run
+    property RunView run: App.runs.run
     color: Theme.panel
     radius: Theme.radius
     border.color: Theme.border
@@ -19,8 +19,8 @@ Rectangle {
         Button {
             id: playButton
             objectName: "replayButton"
-            enabled: !App.running && bar.run.stepCount > 0
-            onClicked: App.replaying ? App.stopReplay() : App.startReplay()
+            enabled: !App.runs.running && bar.run.stepCount > 0
+            onClicked: App.runs.replaying ? App.runs.stopReplay() : App.runs.startReplay()
             implicitWidth: 36; implicitHeight: 28
             ToolTip.text: qsTr("Play / pause the replay"); ToolTip.visible: hovered
             // Drawn, not a font glyph: the pause sign (U+23F8) is missing from common fonts.
@@ -28,7 +28,7 @@ Rectangle {
                 readonly property color ink: playButton.enabled ? Theme.text : Theme.disabledText
                 Row {
                     objectName: "pauseIcon"
-                    visible: App.replaying
+                    visible: App.runs.replaying
                     anchors.centerIn: parent
                     spacing: 4
                     Rectangle { width: 4; height: 12; color: parent.parent.ink }
@@ -36,7 +36,7 @@ Rectangle {
                 }
                 Canvas {
                     objectName: "playIcon"
-                    visible: !App.replaying
+                    visible: !App.runs.replaying
                     anchors.centerIn: parent
                     width: 12; height: 12
                     property color ink: parent.ink
@@ -53,7 +53,7 @@ Rectangle {
         Button {
             text: "«"
             enabled: bar.run.stepCount > 0
-            onClicked: { App.stopReplay(); App.setViewStep(0) }
+            onClicked: { App.runs.stopReplay(); App.runs.setViewStep(0) }
             implicitWidth: 36; implicitHeight: 28
         }
         Slider {
@@ -66,13 +66,13 @@ Rectangle {
             snapMode: Slider.SnapAlways
             value: bar.run.viewStep
             enabled: bar.run.stepCount > 1
-            onMoved: { App.stopReplay(); App.setViewStep(Math.round(value)) }
+            onMoved: { App.runs.stopReplay(); App.runs.setViewStep(Math.round(value)) }
         }
         Button {
             text: qsTr("Live")
             checkable: true
             checked: bar.run.following
-            enabled: App.running
+            enabled: App.runs.running
             onToggled: bar.run.following = checked
             implicitHeight: 28
         }

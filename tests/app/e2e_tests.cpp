@@ -74,9 +74,9 @@ class AppE2ETest : public QObject {
     QString trace_;
 
     bool loadModel(AppController& c) {
-        c.loadModel(modelDir());
-        if (!QTest::qWaitFor([&] { return !c.loading(); }, 60000)) return false;
-        return c.modelLoaded();
+        c.model()->load(modelDir());
+        if (!QTest::qWaitFor([&] { return !c.model()->loading(); }, 60000)) return false;
+        return c.model()->loaded();
     }
 
 private Q_SLOTS:
@@ -98,11 +98,11 @@ private Q_SLOTS:
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
         // The first run is the first worked example on a canvas that holds its whole answer.
-        QVERIFY(!c.examples().isEmpty());
-        const QVariantMap first = c.examples().front().toMap();
-        QCOMPARE(c.prompt(), first.value("prompt").toString());
-        QCOMPARE(c.exampleIndex(), 0);
-        QCOMPARE(c.settings().value("gen_length").toInt(), first.value("genLength").toInt());
+        QVERIFY(!c.config()->examples().isEmpty());
+        const QVariantMap first = c.config()->examples().front().toMap();
+        QCOMPARE(c.config()->prompt(), first.value("prompt").toString());
+        QCOMPARE(c.config()->exampleIndex(), 0);
+        QCOMPARE(c.config()->settings().value("gen_length").toInt(), first.value("genLength").toInt());
         QVERIFY(first.value("genLength").toInt() >= 160);
 
         // The UI thread's heartbeat: the longest gap between two 5 ms ticks during the decode.
@@ -118,26 +118,26 @@ private Q_SLOTS:
             last = now;
             ++ticks;
         });
-        QSignalSpy done(&c, &AppController::runCompleted);
+        QSignalSpy done(c.runs(), &RunController::runCompleted);
         heartbeat.start();
         last = clock.elapsed();
-        c.runDecode();
+        c.runs()->runDecode();
         QVERIFY(done.wait(240000));
         heartbeat.stop();
         QCOMPARE(done.at(0).at(0).toBool(), true);
         QVERIFY2(c.errorString().isEmpty(), qPrintable(c.errorString()));
-        const int steps = c.run()->stepCount();
+        const int steps = c.runs()->run()->stepCount();
         QVERIFY(steps > 0);
         qInfo("decode: %d steps in %lld ms; UI heartbeat %d ticks, worst gap %lld ms, %d frames applied",
-              steps, clock.elapsed(), ticks, worstGap, c.framesApplied());
+              steps, clock.elapsed(), ticks, worstGap, c.runs()->framesApplied());
         QVERIFY2(worstGap < 1000, qPrintable(QString("the UI thread stalled for %1 ms").arg(worstGap)));
         QVERIFY(ticks > 3);
 
         // The run knows the example's answer and says whether it got it; the badge shows it.
-        QCOMPARE(c.run()->expectedAnswer(), first.value("answer").toString());
-        QVERIFY2(c.run()->verdict() == "correct" || c.run()->verdict() == "wrong", qPrintable(c.run()->verdict()));
-        qInfo("default run answered '%s' (expected '%s'): %s", qPrintable(c.run()->predictedAnswer()),
-              qPrintable(c.run()->expectedAnswer()), qPrintable(c.run()->verdict()));
+        QCOMPARE(c.runs()->run()->expectedAnswer(), first.value("answer").toString());
+        QVERIFY2(c.runs()->run()->verdict() == "correct" || c.runs()->run()->verdict() == "wrong", qPrintable(c.runs()->run()->verdict()));
+        qInfo("default run answered '%s' (expected '%s'): %s", qPrintable(c.runs()->run()->predictedAnswer()),
+              qPrintable(c.runs()->run()->expectedAnswer()), qPrintable(c.runs()->run()->verdict()));
         QQuickItem* badge = w.find<QQuickItem>("verdictBadge");
         QVERIFY(badge);
         QVERIFY(badge->isVisible());
@@ -150,21 +150,21 @@ private Q_SLOTS:
         }
 
         // The middle of the decode: masked and active cells side by side.
-        c.setViewStep(steps / 2);
+        c.runs()->setViewStep(steps / 2);
         QTest::qWait(300);
         const QImage shot = w.window->grabWindow();
         QVERIFY(!shot.isNull());
         shot.save(outDir() + "/e2e-mid.png");
         QVERIFY2(countColour(shot, cell_style::stateColor(dlm::PosState::Masked)) > 200, "no masked cells visible");
         QVERIFY2(countShades(shot, dlm::PosState::Active) > 200, "no active cells visible");
-        if (c.strategies().contains("surelock") && c.run()->strategy() == "surelock")
+        if (c.config()->strategies().contains("surelock") && c.runs()->run()->strategy() == "surelock")
             QVERIFY2(countShades(shot, dlm::PosState::Locked) + countColour(shot, cell_style::stateColor(dlm::PosState::Locked)) > 200,
                      "no locked cells visible");
 
         // Keep the trace for the replay test.
         trace_ = outDir() + "/e2e.ndjson";
-        QVERIFY2(c.saveTrace(trace_), qPrintable(c.errorString()));
-        QVERIFY(c.exportCsv(outDir() + "/e2e.csv"));
+        QVERIFY2(c.runs()->saveTrace(trace_), qPrintable(c.errorString()));
+        QVERIFY(c.runs()->exportCsv(outDir() + "/e2e.csv"));
         AppController::setInstance(nullptr);
     }
 
@@ -176,26 +176,26 @@ private Q_SLOTS:
         Window& w = app.w;
         QVERIFY(w.window);
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
-        const QVariantList examples = c.examples();
+        const QVariantList examples = c.config()->examples();
         QVERIFY(examples.size() >= 6);
         for (int i = 0; i < examples.size(); ++i) {
             const QVariantMap e = examples[i].toMap();
-            c.useExample(i);
-            QCOMPARE(c.prompt(), e.value("prompt").toString());
-            QCOMPARE(c.exampleIndex(), i);
-            const int gen = c.settings().value("gen_length").toInt();
+            c.config()->useExample(i);
+            QCOMPARE(c.config()->prompt(), e.value("prompt").toString());
+            QCOMPARE(c.config()->exampleIndex(), i);
+            const int gen = c.config()->settings().value("gen_length").toInt();
             QCOMPARE(gen, e.value("genLength").toInt());
-            const int block = c.settings().value("block_length").toInt();
+            const int block = c.config()->settings().value("block_length").toInt();
             QVERIFY2(block == 0 || gen % block == 0, qPrintable(QString("block %1 does not tile %2").arg(block).arg(gen)));
-            QCOMPARE(c.answerFor(e.value("prompt").toString()), e.value("answer").toString());
+            QCOMPARE(c.config()->answerFor(e.value("prompt").toString()), e.value("answer").toString());
             QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
         }
         QQuickItem* known = w.find<QQuickItem>("knownAnswer");
         QVERIFY(known);
         QVERIFY(known->isVisible());
-        c.setPrompt(c.prompt() + " Show your work.");
-        QCOMPARE(c.exampleIndex(), -1);
-        QVERIFY(c.answerFor(c.prompt()).isEmpty());
+        c.config()->setPrompt(c.config()->prompt() + " Show your work.");
+        QCOMPARE(c.config()->exampleIndex(), -1);
+        QVERIFY(c.config()->answerFor(c.config()->prompt()).isEmpty());
         QTRY_VERIFY(!known->isVisible());
         AppController::setInstance(nullptr);
     }
@@ -308,18 +308,18 @@ private Q_SLOTS:
         Window& w = app.w;
         QVERIFY(w.window);
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
-        c.useExample(1);  // a short canvas
+        c.config()->useExample(1);  // a short canvas
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
-        QSignalSpy done(&c, &AppController::runCompleted);
-        c.toggleCompare(true);
-        QVERIFY(c.compareMode());
+        QSignalSpy done(c.runs(), &RunController::runCompleted);
+        c.runs()->toggleCompare(true);
+        QVERIFY(c.runs()->compareMode());
         QVERIFY(done.wait(120000));
         QVERIFY2(c.errorString().isEmpty(), qPrintable(c.errorString()));
-        QVERIFY2(c.run()->complete(), qPrintable(c.status()));
-        QVERIFY2(c.compareRun()->complete(), qPrintable(c.status()));
-        QVERIFY(!c.compareSummary().isEmpty());
-        c.toggleCompare(false);
-        QVERIFY(!c.compareMode());
+        QVERIFY2(c.runs()->run()->complete(), qPrintable(c.status()));
+        QVERIFY2(c.runs()->compareRun()->complete(), qPrintable(c.status()));
+        QVERIFY(!c.runs()->compareSummary().isEmpty());
+        c.runs()->toggleCompare(false);
+        QVERIFY(!c.runs()->compareMode());
         AppController::setInstance(nullptr);
     }
 
@@ -329,11 +329,11 @@ private Q_SLOTS:
         AppController c(AppController::Options{false, false});
         AppController::setInstance(&c);
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
-        c.setSetting("strategy", "surelock");
+        c.config()->setSetting("strategy", "surelock");
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
-        c.setSetting("surelock.bogus", "3");
+        c.config()->setSetting("surelock.bogus", "3");
         auto mentions = [&] {
-            for (const auto& v : c.issues())
+            for (const auto& v : c.config()->issues())
                 if (v.toMap().value("severity") == "error" && v.toMap().value("message").toString().contains("bogus")) return true;
             return false;
         };
@@ -345,43 +345,43 @@ private Q_SLOTS:
     void stopReturnsWithinOneStep() {
         AppController c(AppController::Options{false, false});
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
-        c.setSetting("steps", "64");
-        c.setSetting("gen_length", "64");
-        QSignalSpy done(&c, &AppController::runCompleted);
-        c.runDecode();
-        QTRY_VERIFY_WITH_TIMEOUT(c.run()->history().stepCount() >= 1, 60000);
-        c.stop();
+        c.config()->setSetting("steps", "64");
+        c.config()->setSetting("gen_length", "64");
+        QSignalSpy done(c.runs(), &RunController::runCompleted);
+        c.runs()->runDecode();
+        QTRY_VERIFY_WITH_TIMEOUT(c.runs()->run()->history().stepCount() >= 1, 60000);
+        c.runs()->stop();
         QElapsedTimer sinceStop;
         sinceStop.start();
         QVERIFY(done.wait(30000));
         const qint64 stopMs = sinceStop.elapsed();
         QCOMPARE(done.at(0).at(0).toBool(), false);  // cancelled
-        QVERIFY(!c.running());
+        QVERIFY(!c.runs()->running());
         // Steps already queued to the GUI still arrive; the worker itself stops at the next step
         // boundary: the run ends within about one step's time (plus event-loop latency).
         double worstStepMs = 0;
-        for (int i = 0; i < c.run()->stepCount(); ++i) worstStepMs = std::max(worstStepMs, c.run()->history().step(i).wall_ms);
+        for (int i = 0; i < c.runs()->run()->stepCount(); ++i) worstStepMs = std::max(worstStepMs, c.runs()->run()->history().step(i).wall_ms);
         QVERIFY2(stopMs < 2 * worstStepMs + 1000,
                  qPrintable(QString("Stop took %1 ms; the slowest step took %2 ms").arg(stopMs).arg(worstStepMs)));
-        QVERIFY(c.run()->stepCount() < 64);
+        QVERIFY(c.runs()->run()->stepCount() < 64);
 
         // Pause, step once, resume.
         done.clear();
-        QSignalSpy begun(c.run(), &RunView::runReset);
-        c.runDecode();
+        QSignalSpy begun(c.runs()->run(), &RunView::runReset);
+        c.runs()->runDecode();
         QVERIFY(begun.wait(30000));  // the new run has replaced the stopped one
-        QTRY_VERIFY_WITH_TIMEOUT(c.run()->history().stepCount() >= 1, 60000);
-        c.pause();
+        QTRY_VERIFY_WITH_TIMEOUT(c.runs()->run()->history().stepCount() >= 1, 60000);
+        c.runs()->pause();
         QTest::qWait(300);  // the step in flight (if any) arrives
-        const int paused = c.run()->history().stepCount();
+        const int paused = c.runs()->run()->history().stepCount();
         QTest::qWait(400);
-        QVERIFY2(c.run()->history().stepCount() == paused,
-                 qPrintable(QString("%1 steps recorded while paused at %2").arg(c.run()->history().stepCount()).arg(paused)));
-        c.stepOnce();
-        QTRY_COMPARE_WITH_TIMEOUT(c.run()->history().stepCount(), paused + 1, 10000);
+        QVERIFY2(c.runs()->run()->history().stepCount() == paused,
+                 qPrintable(QString("%1 steps recorded while paused at %2").arg(c.runs()->run()->history().stepCount()).arg(paused)));
+        c.runs()->stepOnce();
+        QTRY_COMPARE_WITH_TIMEOUT(c.runs()->run()->history().stepCount(), paused + 1, 10000);
         QTest::qWait(300);
-        QCOMPARE(c.run()->history().stepCount(), paused + 1);  // exactly one step
-        c.resume();
+        QCOMPARE(c.runs()->run()->history().stepCount(), paused + 1);  // exactly one step
+        c.runs()->resume();
         QVERIFY(done.wait(120000));
         QCOMPARE(done.at(0).at(0).toBool(), true);
     }
@@ -391,8 +391,8 @@ private Q_SLOTS:
         {
             auto c = std::make_unique<AppController>(AppController::Options{false, false});
             QVERIFY2(loadModel(*c), qPrintable(c->errorString()));
-            c->runDecode();
-            QTRY_VERIFY_WITH_TIMEOUT(c->run()->history().stepCount() >= 1, 60000);
+            c->runs()->runDecode();
+            QTRY_VERIFY_WITH_TIMEOUT(c->runs()->run()->history().stepCount() >= 1, 60000);
             t.start();
         }  // destroyed mid-run: cancel, quit, wait
         QVERIFY2(t.elapsed() < 10000, "closing during a decode took too long");
@@ -403,41 +403,41 @@ private Q_SLOTS:
         {  // a trace of known settings (not another test's: this one checks they are adopted)
             AppController rec(AppController::Options{false, false});
             QVERIFY2(loadModel(rec), qPrintable(rec.errorString()));
-            rec.setSetting("gen_length", "32");
-            rec.setSetting("steps", "32");
-            QSignalSpy done(&rec, &AppController::runCompleted);
-            rec.runDecode();
+            rec.config()->setSetting("gen_length", "32");
+            rec.config()->setSetting("steps", "32");
+            QSignalSpy done(rec.runs(), &RunController::runCompleted);
+            rec.runs()->runDecode();
             QVERIFY(done.wait(120000));
             trace_ = outDir() + "/e2e-replay.ndjson";
-            QVERIFY2(rec.saveTrace(trace_), qPrintable(rec.errorString()));
+            QVERIFY2(rec.runs()->saveTrace(trace_), qPrintable(rec.errorString()));
         }
         AppController c(AppController::Options{false, false});
         AppController::setInstance(&c);
         Window w;
         QVERIFY(w.window);
-        QVERIFY(!c.modelLoaded());
-        c.setPrompt(QStringLiteral("a prompt that is not the trace's"));
-        c.setSetting("gen_length", "48");
-        QVERIFY2(c.openTrace(trace_), qPrintable(c.errorString()));
+        QVERIFY(!c.model()->loaded());
+        c.config()->setPrompt(QStringLiteral("a prompt that is not the trace's"));
+        c.config()->setSetting("gen_length", "48");
+        QVERIFY2(c.runs()->openTrace(trace_), qPrintable(c.errorString()));
         // The left panel shows what the trace was decoded with.
-        QCOMPARE(c.prompt(), QString::fromStdString(c.run()->history().header()->prompt));
-        QCOMPARE(c.settings().value("gen_length").toString(), QStringLiteral("32"));
-        QCOMPARE(c.settings().value("steps").toString(), QStringLiteral("32"));
-        const int steps = c.run()->stepCount();
+        QCOMPARE(c.config()->prompt(), QString::fromStdString(c.runs()->run()->history().header()->prompt));
+        QCOMPARE(c.config()->settings().value("gen_length").toString(), QStringLiteral("32"));
+        QCOMPARE(c.config()->settings().value("steps").toString(), QStringLiteral("32"));
+        const int steps = c.runs()->run()->stepCount();
         QVERIFY(steps > 1);
-        QVERIFY(c.run()->complete());
+        QVERIFY(c.runs()->run()->complete());
         auto* grid = w.find<DenoiseGridItem>("denoiseGrid");
         QVERIFY(grid);
         QTest::qWait(200);
         const QImage end = grid->image();
-        c.setViewStep(0);
-        QCOMPARE(c.run()->canvas()->shownStep(), 0);
+        c.runs()->setViewStep(0);
+        QCOMPARE(c.runs()->run()->canvas()->shownStep(), 0);
         QTest::qWait(100);
         const QImage start = grid->image();
         QVERIFY(start != end);
         QVERIFY(countColour(start, cell_style::stateColor(dlm::PosState::Masked)) > countColour(end, cell_style::stateColor(dlm::PosState::Masked)));
-        c.startReplay();
-        QTRY_VERIFY_WITH_TIMEOUT(c.run()->viewStep() == steps - 1, 30000);
+        c.runs()->startReplay();
+        QTRY_VERIFY_WITH_TIMEOUT(c.runs()->run()->viewStep() == steps - 1, 30000);
         QObject* chart = w.find<QObject>("flopsChart");
         QVERIFY(chart);
         QCOMPARE(chart->property("points").toInt(), steps);
@@ -451,55 +451,55 @@ private Q_SLOTS:
         AppController::setInstance(&c);
         Window w;
         QVERIFY(w.window);
-        c.setBackend(QStringLiteral("cpu"));
+        c.model()->setBackend(QStringLiteral("cpu"));
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
-        QCOMPARE(c.backendName(), QStringLiteral("cpu"));
-        QVERIFY2(c.backendNote().isEmpty(), qPrintable(c.backendNote()));
-        c.setSetting("gen_length", "16");
-        c.setSetting("steps", "16");
-        c.setSetting("block_length", "16");
+        QCOMPARE(c.model()->backendName(), QStringLiteral("cpu"));
+        QVERIFY2(c.model()->backendNote().isEmpty(), qPrintable(c.model()->backendNote()));
+        c.config()->setSetting("gen_length", "16");
+        c.config()->setSetting("steps", "16");
+        c.config()->setSetting("block_length", "16");
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
-        QSignalSpy done(&c, &AppController::runCompleted);
-        c.runDecode();
+        QSignalSpy done(c.runs(), &RunController::runCompleted);
+        c.runs()->runDecode();
         QVERIFY(done.wait(120000));
-        const int steps = c.run()->stepCount();
+        const int steps = c.runs()->run()->stepCount();
         QVERIFY(steps > 0);
-        const auto header = c.run()->history().header();
+        const auto header = c.runs()->run()->history().header();
 
-        QSignalSpy moved(&c, &AppController::modelChanged);
-        c.setBackend(QStringLiteral("cuda"));
-        QCOMPARE(c.backend(), QStringLiteral("cuda"));
-        QVERIFY(c.switchingBackend());
-        QTRY_VERIFY_WITH_TIMEOUT(!c.loading(), 60000);
+        QSignalSpy moved(c.model(), &ModelHost::modelChanged);
+        c.model()->setBackend(QStringLiteral("cuda"));
+        QCOMPARE(c.model()->backend(), QStringLiteral("cuda"));
+        QVERIFY(c.model()->switchingBackend());
+        QTRY_VERIFY_WITH_TIMEOUT(!c.model()->loading(), 60000);
         QVERIFY2(c.errorString().isEmpty(), qPrintable(c.errorString()));
-        QVERIFY(c.modelLoaded());
+        QVERIFY(c.model()->loaded());
         QVERIFY(moved.count() >= 1);
-        if (c.backendName() == QLatin1String("cuda")) {
-            QVERIFY2(c.backendNote().isEmpty(), qPrintable(c.backendNote()));
+        if (c.model()->backendName() == QLatin1String("cuda")) {
+            QVERIFY2(c.model()->backendNote().isEmpty(), qPrintable(c.model()->backendNote()));
         } else {
-            QCOMPARE(c.backendName(), QStringLiteral("cpu"));
-            QVERIFY2(c.backendNote().contains("CUDA") && c.backendNote().contains("running on the CPU"),
-                     qPrintable(c.backendNote()));
+            QCOMPARE(c.model()->backendName(), QStringLiteral("cpu"));
+            QVERIFY2(c.model()->backendNote().contains("CUDA") && c.model()->backendNote().contains("running on the CPU"),
+                     qPrintable(c.model()->backendNote()));
             auto* note = w.find<QObject>("backendNote");
             QVERIFY(note);
             QTRY_VERIFY(note->property("visible").toBool());
-            QCOMPARE(note->property("text").toString(), c.backendNote());
+            QCOMPARE(note->property("text").toString(), c.model()->backendNote());
         }
         // The run shown is the same run, and the model still decodes on the new backend.
-        QCOMPARE(c.run()->stepCount(), steps);
-        QVERIFY(c.run()->history().header() == header);
+        QCOMPARE(c.runs()->run()->stepCount(), steps);
+        QVERIFY(c.runs()->run()->history().header() == header);
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
         done.clear();
-        c.runDecode();
+        c.runs()->runDecode();
         QVERIFY(done.wait(120000));
         QCOMPARE(done.at(0).at(0).toBool(), true);
-        QCOMPARE(c.run()->history().header()->backend, c.backendName().toStdString());
+        QCOMPARE(c.runs()->run()->history().header()->backend, c.model()->backendName().toStdString());
 
         // Back to the CPU by name: no note.
-        c.setBackend(QStringLiteral("cpu"));
-        QTRY_VERIFY_WITH_TIMEOUT(!c.loading(), 60000);
-        QCOMPARE(c.backendName(), QStringLiteral("cpu"));
-        QVERIFY2(c.backendNote().isEmpty(), qPrintable(c.backendNote()));
+        c.model()->setBackend(QStringLiteral("cpu"));
+        QTRY_VERIFY_WITH_TIMEOUT(!c.model()->loading(), 60000);
+        QCOMPARE(c.model()->backendName(), QStringLiteral("cpu"));
+        QVERIFY2(c.model()->backendNote().isEmpty(), qPrintable(c.model()->backendNote()));
         AppController::setInstance(nullptr);
     }
 
@@ -510,10 +510,10 @@ private Q_SLOTS:
         AppUnderTest app;
         QVERIFY(app.w.window);
         QVERIFY(loadModel(app.c));
-        QVERIFY(app.c.chatAvailable());
-        QVERIFY2(app.c.chatTemplateName().contains("dlmscope-tiny"), qPrintable(app.c.chatTemplateName()));
-        QVERIFY(app.c.chatTemplateNote().isEmpty());
-        QVERIFY(app.c.chat());
+        QVERIFY(app.c.model()->chatAvailable());
+        QVERIFY2(app.c.model()->chatTemplateName().contains("dlmscope-tiny"), qPrintable(app.c.model()->chatTemplateName()));
+        QVERIFY(app.c.model()->chatTemplateNote().isEmpty());
+        QVERIFY(app.c.config()->chat());
 
         QTemporaryDir copy;
         for (const QString& f : QDir(modelDir()).entryList(QDir::Files)) QVERIFY(QFile::copy(modelDir() + "/" + f, copy.filePath(f)));
@@ -526,12 +526,12 @@ private Q_SLOTS:
         config.write(QJsonDocument(j).toJson());
         config.close();
 
-        app.c.loadModel(copy.path());
-        QTRY_VERIFY_WITH_TIMEOUT(!app.c.loading(), 60000);
-        QCOMPARE(app.c.modelDir(), copy.path());
-        QVERIFY(!app.c.chatAvailable());
-        QVERIFY(!app.c.chat());
-        QVERIFY2(app.c.chatTemplateNote().contains("raw"), qPrintable(app.c.chatTemplateNote()));
+        app.c.model()->load(copy.path());
+        QTRY_VERIFY_WITH_TIMEOUT(!app.c.model()->loading(), 60000);
+        QCOMPARE(app.c.model()->dir(), copy.path());
+        QVERIFY(!app.c.model()->chatAvailable());
+        QVERIFY(!app.c.config()->chat());
+        QVERIFY2(app.c.model()->chatTemplateNote().contains("raw"), qPrintable(app.c.model()->chatTemplateNote()));
         auto* note = app.w.find<QQuickItem>("chatTemplateNote");
         QVERIFY(note);
         QTRY_VERIFY(note->isVisible());
@@ -547,10 +547,10 @@ private Q_SLOTS:
         AppUnderTest app;
         QVERIFY(app.w.window);
         QVERIFY(loadModel(app.c));
-        QVERIFY(app.c.modelDefaults().isEmpty());
-        QVERIFY(app.c.modelDefaultsNote().isEmpty());
-        const QString schema_top_k = app.c.settings().value("top_k").toString();
-        app.c.setSetting("top_p", "0.9");  // the user's: stays whatever the model says
+        QVERIFY(app.c.config()->modelDefaults().isEmpty());
+        QVERIFY(app.c.config()->modelDefaultsNote().isEmpty());
+        const QString schema_top_k = app.c.config()->settings().value("top_k").toString();
+        app.c.config()->setSetting("top_p", "0.9");  // the user's: stays whatever the model says
 
         QTemporaryDir copy;
         for (const QString& f : QDir(modelDir()).entryList(QDir::Files)) QVERIFY(QFile::copy(modelDir() + "/" + f, copy.filePath(f)));
@@ -558,31 +558,31 @@ private Q_SLOTS:
         QVERIFY(gen.open(QIODevice::WriteOnly));
         gen.write(R"({"temperature": 0.5, "top_k": 7, "top_p": 0.8, "steps": 4096})");
         gen.close();
-        app.c.loadModel(copy.path());
-        QTRY_VERIFY_WITH_TIMEOUT(!app.c.loading(), 60000);
-        QCOMPARE(app.c.modelDir(), copy.path());
-        QCOMPARE(app.c.settings().value("temperature").toString(), QStringLiteral("0.5"));
-        QCOMPARE(app.c.settings().value("top_k").toString(), QStringLiteral("7"));
-        QCOMPARE(app.c.settings().value("top_p").toString(), QStringLiteral("0.9"));
-        QCOMPARE(app.c.modelDefaults().value("top_p").toString(), QStringLiteral("0.8"));
-        const QString note = app.c.modelDefaultsNote();
+        app.c.model()->load(copy.path());
+        QTRY_VERIFY_WITH_TIMEOUT(!app.c.model()->loading(), 60000);
+        QCOMPARE(app.c.model()->dir(), copy.path());
+        QCOMPARE(app.c.config()->settings().value("temperature").toString(), QStringLiteral("0.5"));
+        QCOMPARE(app.c.config()->settings().value("top_k").toString(), QStringLiteral("7"));
+        QCOMPARE(app.c.config()->settings().value("top_p").toString(), QStringLiteral("0.9"));
+        QCOMPARE(app.c.config()->modelDefaults().value("top_p").toString(), QStringLiteral("0.8"));
+        const QString note = app.c.config()->modelDefaultsNote();
         QVERIFY2(note.contains("temperature=0.5") && note.contains("top_k=7"), qPrintable(note));
         QVERIFY2(note.contains("steps=4096"), qPrintable(note));  // for a longer canvas: said, not used
         auto* label = app.w.find<QQuickItem>("modelDefaultsNote");
         QVERIFY(label);
         QTRY_VERIFY(label->isVisible());
 
-        app.c.setSetting("temperature", "1.5");
-        app.c.applyPreset(1);  // a preset resets what it does not name to the model's default
-        QCOMPARE(app.c.settings().value("temperature").toString(), QStringLiteral("0.5"));
-        QCOMPARE(app.c.presetIndex(), 1);
-        app.c.resetSettings();
-        QCOMPARE(app.c.settings().value("top_p").toString(), QStringLiteral("0.8"));
+        app.c.config()->setSetting("temperature", "1.5");
+        app.c.config()->applyPreset(1);  // a preset resets what it does not name to the model's default
+        QCOMPARE(app.c.config()->settings().value("temperature").toString(), QStringLiteral("0.5"));
+        QCOMPARE(app.c.config()->presetIndex(), 1);
+        app.c.config()->resetSettings();
+        QCOMPARE(app.c.config()->settings().value("top_p").toString(), QStringLiteral("0.8"));
 
         QVERIFY(loadModel(app.c));  // back to a model without the file: back to the schema's
-        QTRY_COMPARE_WITH_TIMEOUT(app.c.modelDir(), modelDir(), 60000);
-        QCOMPARE(app.c.settings().value("top_k").toString(), schema_top_k);
-        QVERIFY(app.c.modelDefaultsNote().isEmpty());
+        QTRY_COMPARE_WITH_TIMEOUT(app.c.model()->dir(), modelDir(), 60000);
+        QCOMPARE(app.c.config()->settings().value("top_k").toString(), schema_top_k);
+        QVERIFY(app.c.config()->modelDefaultsNote().isEmpty());
     }
 
     void rejectsBadModelFolder() {
@@ -590,35 +590,35 @@ private Q_SLOTS:
         QVERIFY(loadModel(c));
         // Invalid combinations are explained before Run, under the setting concerned.
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
-        c.setSetting("block_length", "7");  // the default canvas (160) is not a multiple of 7
+        c.config()->setSetting("block_length", "7");  // the default canvas (160) is not a multiple of 7
         QTRY_VERIFY_WITH_TIMEOUT(!c.canRun(), 10000);
-        QVERIFY2(c.issueFor("block_length").contains("multiple"), qPrintable(c.issueFor("block_length")));
-        QCOMPARE(c.issueSeverityFor("block_length"), QStringLiteral("error"));
+        QVERIFY2(c.config()->issueFor("block_length").contains("multiple"), qPrintable(c.config()->issueFor("block_length")));
+        QCOMPARE(c.config()->issueSeverityFor("block_length"), QStringLiteral("error"));
         // Shown once, under its control: not again in the list of general problems.
-        for (const auto& v : c.generalIssues()) QVERIFY(v.toMap().value("key").toString() != "block_length");
-        c.setSetting("block_length", "32");
+        for (const auto& v : c.config()->generalIssues()) QVERIFY(v.toMap().value("key").toString() != "block_length");
+        c.config()->setSetting("block_length", "32");
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
         // A warning reads as one (amber, "Warning:") and does not stop Run.
-        c.setSetting("temperature", "20");
-        QTRY_COMPARE_WITH_TIMEOUT(c.issueSeverityFor("temperature"), QStringLiteral("warning"), 10000);
+        c.config()->setSetting("temperature", "20");
+        QTRY_COMPARE_WITH_TIMEOUT(c.config()->issueSeverityFor("temperature"), QStringLiteral("warning"), 10000);
         QVERIFY(c.canRun());
-        c.setSetting("temperature", "0");
-        QTRY_VERIFY_WITH_TIMEOUT(c.issueSeverityFor("temperature").isEmpty(), 10000);
+        c.config()->setSetting("temperature", "0");
+        QTRY_VERIFY_WITH_TIMEOUT(c.config()->issueSeverityFor("temperature").isEmpty(), 10000);
         // An out-of-range value is kept and named as the error, and Defaults clears it.
-        c.setSetting("top_p", "2.5");
-        QTRY_COMPARE_WITH_TIMEOUT(c.issueSeverityFor("top_p"), QStringLiteral("error"), 10000);
-        QCOMPARE(c.settings().value("top_p").toString(), QStringLiteral("2.5"));
+        c.config()->setSetting("top_p", "2.5");
+        QTRY_COMPARE_WITH_TIMEOUT(c.config()->issueSeverityFor("top_p"), QStringLiteral("error"), 10000);
+        QCOMPARE(c.config()->settings().value("top_p").toString(), QStringLiteral("2.5"));
         QVERIFY(!c.canRun());
-        c.resetSettings();
+        c.config()->resetSettings();
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
-        QVERIFY(c.settings().value("top_p").toString() != QStringLiteral("2.5"));
+        QVERIFY(c.config()->settings().value("top_p").toString() != QStringLiteral("2.5"));
 
         QTemporaryDir empty;
-        c.loadModel(empty.path());
-        QTRY_VERIFY_WITH_TIMEOUT(!c.loading(), 30000);
+        c.model()->load(empty.path());
+        QTRY_VERIFY_WITH_TIMEOUT(!c.model()->loading(), 30000);
         QVERIFY(!c.errorString().isEmpty());
-        QVERIFY(c.modelLoaded());  // still on the previous model
-        QCOMPARE(c.modelName(), QStringLiteral("tiny-mdlm"));
+        QVERIFY(c.model()->loaded());  // still on the previous model
+        QCOMPARE(c.model()->name(), QStringLiteral("tiny-mdlm"));
     }
 };
 

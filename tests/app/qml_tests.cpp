@@ -21,8 +21,8 @@ public Q_SLOTS:
         if (controller_) return;
         controller_ = new AppController(AppController::Options{false, false});
         AppController::setInstance(controller_);
-        feed(controller_->run(), makeSyntheticRun(96, 24, true));
-        feed(controller_->compareRun(), makeSyntheticRun(96, 24, false));
+        feed(controller_->runs()->run(), makeSyntheticRun(96, 24, true));
+        feed(controller_->runs()->compareRun(), makeSyntheticRun(96, 24, false));
     }
     void cleanupTestCase() {
         delete controller_;

@@ -50,7 +50,7 @@ class Walkthrough : public QObject {
     }
     void clickNamed(const char* name) { click(find(name)); }
     bool waitRun(int ms = 120000) {
-        return QTest::qWaitFor([&] { return !c_->running(); }, ms) && c_->errorString().isEmpty();
+        return QTest::qWaitFor([&] { return !c_->runs()->running(); }, ms) && c_->errorString().isEmpty();
     }
     // A file dialog of the app, opened by the user's click: in its folder (set as the breadcrumb
     // bar would), the file picked, or for saving its name typed into the dialog's name field; then
@@ -99,8 +99,8 @@ private Q_SLOTS:
         QVERIFY(QTest::qWaitForWindowExposed(win_));
         win_->requestActivate();  // no window manager under Xvfb: shortcuts need an active window
         QVERIFY(QTest::qWaitForWindowActive(win_));
-        c_->loadModel(modelDir());  // what main() does at start-up
-        QTRY_VERIFY_WITH_TIMEOUT(c_->modelLoaded() && c_->canRun(), 60000);
+        c_->model()->load(modelDir());  // what main() does at start-up
+        QTRY_VERIFY_WITH_TIMEOUT(c_->model()->loaded() && c_->canRun(), 60000);
     }
     void cleanupTestCase() {
         delete engine_;
@@ -109,12 +109,12 @@ private Q_SLOTS:
     }
 
     void runFromTheToolbar() {
-        c_->useExample(1);  // a short canvas keeps the walk quick
+        c_->config()->useExample(1);  // a short canvas keeps the walk quick
         QTRY_VERIFY_WITH_TIMEOUT(c_->canRun() && find("runButton")->isEnabled(), 10000);
         clickNamed("runButton");
-        QTRY_VERIFY_WITH_TIMEOUT(c_->running() || c_->run()->complete(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(c_->runs()->running() || c_->runs()->run()->complete(), 5000);
         QVERIFY2(waitRun(), qPrintable(c_->errorString()));
-        QVERIFY(c_->run()->complete());
+        QVERIFY(c_->runs()->run()->complete());
         QVERIFY(find("verdictBadge")->isVisible());
         win_->grabWindow().save(outDir() + "/1-run.png");
     }
@@ -123,7 +123,7 @@ private Q_SLOTS:
     void everyPresetRuns() {
         auto* box = find("presetBox");
         QVERIFY(box);
-        const int presets = c_->presets().size();
+        const int presets = c_->config()->presets().size();
         for (int i = 0; i < presets; ++i) {
             box->forceActiveFocus();
             if (i == 0) {
@@ -131,17 +131,17 @@ private Q_SLOTS:
             } else {
                 QTest::keyClick(win_, Qt::Key_Down);
             }
-            QTRY_COMPARE_WITH_TIMEOUT(c_->presetIndex(), i, 5000);
-            const QString name = c_->presets()[i].toMap().value("name").toString();
+            QTRY_COMPARE_WITH_TIMEOUT(c_->config()->presetIndex(), i, 5000);
+            const QString name = c_->config()->presets()[i].toMap().value("name").toString();
             QTRY_VERIFY2_WITH_TIMEOUT(c_->canRun() && find("runButton")->isEnabled(), qPrintable(name), 10000);
             clickNamed("runButton");
             QVERIFY2(waitRun(), qPrintable(name + ": " + c_->errorString()));
-            QVERIFY2(c_->run()->complete() && c_->run()->stepCount() > 0, qPrintable(name));
-            QCOMPARE(c_->run()->strategy(), c_->settings().value("strategy").toString());
+            QVERIFY2(c_->runs()->run()->complete() && c_->runs()->run()->stepCount() > 0, qPrintable(name));
+            QCOMPARE(c_->runs()->run()->strategy(), c_->config()->settings().value("strategy").toString());
         }
         box->forceActiveFocus();
         QTest::keyClick(win_, Qt::Key_Home);
-        QTRY_COMPARE(c_->presetIndex(), 0);
+        QTRY_COMPARE(c_->config()->presetIndex(), 0);
         clickNamed("runButton");
         QVERIFY(waitRun());
     }
@@ -151,16 +151,16 @@ private Q_SLOTS:
     void scrubAndInspect() {
         auto* scrubber = find("scrubber");
         QVERIFY(scrubber);
-        const int last = c_->run()->stepCount() - 1;
-        QCOMPARE(c_->run()->viewStep(), last);
+        const int last = c_->runs()->run()->stepCount() - 1;
+        QCOMPARE(c_->runs()->run()->viewStep(), last);
         const QPointF a = scrubber->mapToScene(QPointF(scrubber->width() - 4, scrubber->height() / 2));
         const QPointF b = scrubber->mapToScene(QPointF(scrubber->width() * 0.3, scrubber->height() / 2));
         QTest::mousePress(win_, Qt::LeftButton, {}, a.toPoint());
         QTest::mouseMove(win_, ((a + b) / 2).toPoint());
         QTest::mouseMove(win_, b.toPoint());
         QTest::mouseRelease(win_, Qt::LeftButton, {}, b.toPoint());
-        QTRY_VERIFY(c_->run()->viewStep() < last);
-        QVERIFY(c_->run()->viewStep() > 0);
+        QTRY_VERIFY(c_->runs()->run()->viewStep() < last);
+        QVERIFY(c_->runs()->run()->viewStep() > 0);
 
         auto* grid = find<DenoiseGridItem>("denoiseGrid");
         QVERIFY(grid);
@@ -176,19 +176,19 @@ private Q_SLOTS:
 
     void compareFromTheToolbar() {
         clickNamed("compareButton");
-        QTRY_VERIFY_WITH_TIMEOUT(c_->compareMode(), 5000);
-        QTRY_VERIFY_WITH_TIMEOUT(c_->run()->complete() && c_->compareRun()->complete() && !c_->running(), 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(c_->runs()->compareMode(), 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(c_->runs()->run()->complete() && c_->runs()->compareRun()->complete() && !c_->runs()->running(), 120000);
         QVERIFY2(c_->errorString().isEmpty(), qPrintable(c_->errorString()));
-        QVERIFY(!c_->compareSummary().isEmpty());
+        QVERIFY(!c_->runs()->compareSummary().isEmpty());
         win_->grabWindow().save(outDir() + "/3-compare.png");
         clickNamed("compareButton");
-        QTRY_VERIFY(!c_->compareMode());
+        QTRY_VERIFY(!c_->runs()->compareMode());
     }
 
     void saveAndReopenATrace() {
         const QString path = outDir() + "/walk.ndjson";
         QFile::remove(path);
-        const int steps = c_->run()->stepCount();
+        const int steps = c_->runs()->run()->stepCount();
         clickNamed("saveTraceButton");
         acceptDialog("saveTraceDialog", "selectedFile", path);
         QTRY_VERIFY2(QFileInfo(path).size() > 0, qPrintable(c_->status() + " | " + c_->errorString() + " | " +
@@ -196,8 +196,8 @@ private Q_SLOTS:
         clickNamed("openTraceButton");
         acceptDialog("openTraceDialog", "selectedFile", path);
         QTRY_VERIFY(c_->status().contains("walk.ndjson"));
-        QCOMPARE(c_->run()->stepCount(), steps);
-        QVERIFY(c_->run()->complete());
+        QCOMPARE(c_->runs()->run()->stepCount(), steps);
+        QVERIFY(c_->runs()->run()->complete());
     }
 
     // Each item of the Export menu writes its file and says so in the status line.
@@ -226,14 +226,14 @@ private Q_SLOTS:
         QTemporaryDir empty;
         clickNamed("modelButton");
         acceptDialog("modelDialog", "selectedFolder", empty.path());
-        QTRY_VERIFY_WITH_TIMEOUT(!c_->loading() && !c_->errorString().isEmpty(), 30000);
+        QTRY_VERIFY_WITH_TIMEOUT(!c_->model()->loading() && !c_->errorString().isEmpty(), 30000);
         QVERIFY(find("dismissButton")->isVisible());
-        QVERIFY(c_->modelLoaded());
+        QVERIFY(c_->model()->loaded());
         clickNamed("dismissButton");
         QTRY_VERIFY(c_->errorString().isEmpty());
         clickNamed("modelButton");
         acceptDialog("modelDialog", "selectedFolder", modelDir());
-        QTRY_VERIFY_WITH_TIMEOUT(!c_->loading() && c_->modelLoaded(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!c_->model()->loading() && c_->model()->loaded(), 60000);
         QVERIFY2(c_->errorString().isEmpty(), qPrintable(c_->errorString()));
         QTRY_VERIFY_WITH_TIMEOUT(c_->canRun(), 10000);
     }

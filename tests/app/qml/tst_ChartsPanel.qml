@@ -6,7 +6,7 @@ TestCase {
     name: "ChartsPanel"
     when: windowShown
     width: 800; height: 700
-    Component { id: comp; ChartsPanel { width: 800; height: 700; run: App.run } }
+    Component { id: comp; ChartsPanel { width: 800; height: 700; run: App.runs.run } }
 
     function test_everyChartHasEveryStep() {
         const panel = createTemporaryObject(comp, this)
@@ -14,8 +14,8 @@ TestCase {
         for (const name of ["flopsChart", "ratioChart", "rowsChart", "tpsChart", "wallChart", "eventsChart"]) {
             const chart = findChild(panel, name)
             verify(chart, name)
-            compare(chart.points, App.run.stepCount, name)
-            compare(chart.seriesA.count, App.run.stepCount, name)
+            compare(chart.points, App.runs.run.stepCount, name)
+            compare(chart.seriesA.count, App.runs.run.stepCount, name)
         }
         const flops = findChild(panel, "flopsChart")
         verify(flops.yMax > 0)
@@ -27,7 +27,7 @@ TestCase {
         // A ratio above 1 (WINO computes N + B rows) stays on the chart.
         compare(ratio.niceAxis(1.35, 4).max, 1.5)
         compare(ratio.niceAxis(1.35, 4).format, "%.1f")
-        verify(ratio.yAxis.max >= Math.max(1, App.run.stats.maxCumRatio))
+        verify(ratio.yAxis.max >= Math.max(1, App.runs.run.stats.maxCumRatio))
         // Small ranges get the decimals they need: four ticks never read "1, 0, 0, 0".
         const a = ratio.niceAxis(0.0004, 4)
         compare(a.format, "%.4f")
@@ -42,14 +42,14 @@ TestCase {
         compare(events.niceAxis(1000, 4).max, 1500)
     }
     function test_overlaysRunB() {
-        const panel = createTemporaryObject(comp, this, {runB: App.compareRun})
+        const panel = createTemporaryObject(comp, this, {runB: App.runs.compareRun})
         const chart = findChild(panel, "tpsChart")
         const b = chart.seriesB
-        compare(b.count, App.compareRun.stepCount)
+        compare(b.count, App.runs.compareRun.stepCount)
     }
 
     // A narrow, short panel stacks the charts in one column at their minimum height and scrolls.
-    Component { id: narrow; ChartsPanel { width: 330; height: 480; run: App.run } }
+    Component { id: narrow; ChartsPanel { width: 330; height: 480; run: App.runs.run } }
     function test_narrowPanelScrollsInsteadOfSqueezing() {
         const panel = createTemporaryObject(narrow, this)
         waitForRendering(panel)

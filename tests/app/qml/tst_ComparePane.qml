@@ -14,12 +14,12 @@ TestCase {
         compare(pane.summary.agree, true)  // both synthetic runs end on the same text
         const label = findChild(pane, "agreement")
         compare(label.text, "agree")
-        App.compareMode = true
-        App.setViewStep(4)
-        compare(App.run.viewStep, 4)
-        compare(App.compareRun.viewStep, 4)  // grids in lock-step
-        App.setViewStep(App.run.stepCount - 1)
-        App.compareMode = false
+        App.runs.compareMode = true
+        App.runs.setViewStep(4)
+        compare(App.runs.run.viewStep, 4)
+        compare(App.runs.compareRun.viewStep, 4)  // grids in lock-step
+        App.runs.setViewStep(App.runs.run.stepCount - 1)
+        App.runs.compareMode = false
         waitForRendering(pane)
     }
 }

@@ -20,10 +20,10 @@ TestCase {
     }
     function test_badTraceIsAnErrorNotACrash() {
         const banner = createTemporaryObject(comp, host.contentItem)
-        verify(!App.openTrace("/nonexistent/trace.ndjson"))
+        verify(!App.runs.openTrace("/nonexistent/trace.ndjson"))
         verify(banner.visible)
         verify(App.errorString.indexOf("trace") >= 0)
-        compare(App.run.stepCount, 24)  // the shown run is untouched
+        compare(App.runs.run.stepCount, 24)  // the shown run is untouched
         App.clearError()
     }
 }

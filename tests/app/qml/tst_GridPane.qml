@@ -7,7 +7,7 @@ TestCase {
     when: windowShown
     Window { id: host; visible: true; width: 900; height: 600 }
     width: 900; height: 600
-    Component { id: comp; GridPane { width: 900; height: 600; run: App.run } }
+    Component { id: comp; GridPane { width: 900; height: 600; run: App.runs.run } }
     SignalSpy { id: clicks; signalName: "positionClicked" }
 
     function test_gridShowsRunAndReportsClicks() {
@@ -32,11 +32,11 @@ TestCase {
         const pane = createTemporaryObject(comp, host.contentItem)
         const grid = findChild(pane, "denoiseGrid")
         tryVerify(() => grid.contentHeight > 0)
-        App.setViewStep(10)
+        App.runs.setViewStep(10)
         const before = grid.cellsRepainted
-        App.setViewStep(11)
+        App.runs.setViewStep(11)
         const delta = grid.cellsRepainted - before
         verify(delta > 0 && delta < 96, "repainted " + delta + " of 96 cells")
-        App.setViewStep(App.run.stepCount - 1)
+        App.runs.setViewStep(App.runs.run.stepCount - 1)
     }
 }

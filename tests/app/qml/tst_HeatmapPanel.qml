@@ -13,7 +13,7 @@ TestCase {
         const panel = createTemporaryObject(comp, host.contentItem)
         const map = findChild(panel, "heatmap")
         verify(map)
-        compare(map.rowsDrawn, App.run.stepCount)
+        compare(map.rowsDrawn, App.runs.run.stepCount)
         compare(map.epsilon, 5e-4)  // from the run's header settings
         waitForRendering(panel)
         mouseMove(map, 1, 1)  // the first move only enters the window

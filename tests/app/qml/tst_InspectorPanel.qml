@@ -12,7 +12,7 @@ TestCase {
         const insp = createTemporaryObject(comp, this, {position: 7})
         verify(insp)
         compare(insp.info.pos, 7)
-        compare(insp.info.confidence.length, App.run.viewStep + 1)
+        compare(insp.info.confidence.length, App.runs.run.viewStep + 1)
         verify(insp.info.revealStep >= 0)
         verify(insp.info.events.length >= 1)
         compare(insp.info.events[0].event, "unmask")
@@ -35,16 +35,16 @@ TestCase {
     // Steps are counted from 1, as on the timeline ("step 64 of 64", not "step 63").
     function test_stepsAreCountedFromOne() {
         const insp = createTemporaryObject(comp, this, {position: 7})
-        App.setViewStep(App.run.stepCount - 1)
-        compare(findChild(insp, "topkHeading").text, "Top-k at step " + App.run.stepCount)
+        App.runs.setViewStep(App.runs.run.stepCount - 1)
+        compare(findChild(insp, "topkHeading").text, "Top-k at step " + App.runs.run.stepCount)
         const finite = insp.info.kl.filter(p => p.value !== undefined && p.value !== null && !isNaN(p.value))
         verify(finite.length > 0)
         compare(insp.klSeries.at(0).x, finite[0].step + 1)
     }
     function test_followsScrubbing() {
         const insp = createTemporaryObject(comp, this, {position: 7})
-        App.setViewStep(2)
+        App.runs.setViewStep(2)
         compare(insp.info.confidence.length, 3)
-        App.setViewStep(App.run.stepCount - 1)
+        App.runs.setViewStep(App.runs.run.stepCount - 1)
     }
 }

@@ -11,8 +11,8 @@ TestCase {
     Component { id: comp; ParameterControl { width: 320 } }
 
     function spec(key) {
-        for (let i = 0; i < App.parameters.length; ++i)
-            if (App.parameters[i].key === key) return App.parameters[i]
+        for (let i = 0; i < App.config.parameters.length; ++i)
+            if (App.config.parameters[i].key === key) return App.config.parameters[i]
         return null
     }
 
@@ -21,7 +21,7 @@ TestCase {
         const s = spec("guided.guider")
         verify(s, "the guided strategy exposes its guider model")
         compare(s.kind, "text")
-        App.setSetting("strategy", "guided")
+        App.config.setSetting("strategy", "guided")
         const c = createTemporaryObject(comp, host.contentItem, {spec: s})
         verify(c.visible)
         const editedSpy = signalSpy.createObject(this, {target: c, signalName: "edited"})
@@ -32,17 +32,17 @@ TestCase {
         compare(editedSpy.count, 1)
         compare(editedSpy.signalArguments[0][0], "guided.guider")
         compare(editedSpy.signalArguments[0][1], "/models/Qwen2.5-0.5B-Instruct")
-        App.resetSettings()
+        App.config.resetSettings()
     }
 
     // Strategy parameters show only while their strategy is chosen.
     function test_strategyParametersFollowTheStrategy() {
         const c = createTemporaryObject(comp, host.contentItem, {spec: spec("cover.tau_draft")})
-        App.setSetting("strategy", "cover")
+        App.config.setSetting("strategy", "cover")
         verify(c.visible)
-        App.setSetting("strategy", "baseline")
+        App.config.setSetting("strategy", "baseline")
         verify(!c.visible)
-        App.resetSettings()
+        App.config.resetSettings()
     }
 
     // A number outside the setting's range is still passed on (the engine says what is wrong), so
@@ -57,7 +57,7 @@ TestCase {
         }
         loader.item.text = "abc"
         verify(!loader.item.acceptableInput)
-        App.resetSettings()
+        App.config.resetSettings()
     }
 
     Component { id: signalSpy; SignalSpy {} }

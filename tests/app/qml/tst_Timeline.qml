@@ -12,22 +12,22 @@ TestCase {
         const bar = createTemporaryObject(comp, this)
         const slider = findChild(bar, "scrubber")
         verify(slider)
-        compare(slider.to, App.run.stepCount - 1)
-        App.setViewStep(3)
+        compare(slider.to, App.runs.run.stepCount - 1)
+        App.runs.setViewStep(3)
         compare(slider.value, 3)
-        compare(App.run.canvas.shownStep, 3)
-        App.setViewStep(App.run.stepCount - 1)
-        compare(slider.value, App.run.stepCount - 1)
+        compare(App.runs.run.canvas.shownStep, 3)
+        App.runs.setViewStep(App.runs.run.stepCount - 1)
+        compare(slider.value, App.runs.run.stepCount - 1)
     }
     function test_replayAdvances() {
         createTemporaryObject(comp, this)
-        App.setViewStep(0)
-        App.replaySpeed = 120
-        App.startReplay()
-        verify(App.replaying)
-        tryVerify(() => App.run.viewStep >= 3, 3000)
-        App.stopReplay()
-        verify(!App.replaying)
-        App.setViewStep(App.run.stepCount - 1)
+        App.runs.setViewStep(0)
+        App.runs.replaySpeed = 120
+        App.runs.startReplay()
+        verify(App.runs.replaying)
+        tryVerify(() => App.runs.run.viewStep >= 3, 3000)
+        App.runs.stopReplay()
+        verify(!App.runs.replaying)
+        App.runs.setViewStep(App.runs.run.stepCount - 1)
     }
 }

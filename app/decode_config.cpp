@@ -1,0 +1,407 @@
+#include "decode_config.h"
+
+#include <algorithm>
+
+#include <QFile>
+#include <QRegularExpression>
+#include <QSettings>
+
+#include "decode/decode_settings.h"
+#include "decode/generation_defaults.h"
+#include "decode/settings_schema.h"
+#include "decode/strategy.h"
+#include "eval/eval_example.h"
+#include "trace/step_trace.h"
+
+namespace {
+
+std::map<std::string, std::string> toStd(const QVariantMap& m) {
+    std::map<std::string, std::string> out;
+    for (auto it = m.cbegin(); it != m.cend(); ++it) out[it.key().toStdString()] = it.value().toString().toStdString();
+    return out;
+}
+
+QVariantMap fromStd(const std::map<std::string, std::string>& m) {
+    QVariantMap out;
+    for (const auto& [k, v] : m) out.insert(QString::fromStdString(k), QString::fromStdString(v));
+    return out;
+}
+
+// The worked examples, embedded in the app from resources/eval/examples.jsonl (the single copy).
+QVariantList loadExamples() {
+    QFile f(QStringLiteral(":/Dlmscope/examples.jsonl"));
+    QVariantList out;
+    if (!f.open(QIODevice::ReadOnly)) return out;
+    try {
+        for (const dlm::EvalExample& e : dlm::parse_eval_jsonl(f.readAll().toStdString(), "examples.jsonl")) {
+            QString family = QString::fromStdString(e.family);
+            QString label = family;
+            label.replace('_', ' ');
+            label[0] = label[0].toUpper();
+            out.push_back(QVariantMap{{"family", family},
+                                      {"label", label},
+                                      {"prompt", QString::fromStdString(e.prompt)},
+                                      {"answer", QString::fromStdString(e.answer)},
+                                      {"genLength", e.gen_length > 0 ? e.gen_length : 64}});
+        }
+    } catch (const std::exception&) {
+        // A broken embedded file is a build error caught by the tests; the app still starts.
+    }
+    return out;
+}
+
+// Blocks must tile the canvas: the largest block length not above the current one that divides
+// gen_length (0, one block, stays 0).
+void fitBlockLength(QVariantMap& s) {
+    const int gen = s.value("gen_length").toInt();
+    int block = s.value("block_length").toInt();
+    if (block <= 0 || gen <= 0) return;
+    block = std::min(block, gen);
+    while (block > 1 && gen % block != 0) --block;
+    s.insert("block_length", QString::number(block));
+}
+
+// The schema's defaults, on the canvas of the first worked example when there is one.
+QVariantMap defaultSettings(const QVariantList& examples) {
+    auto m = dlm::default_settings();
+    if (!examples.isEmpty()) {
+        const std::string gen = std::to_string(examples.front().toMap().value("genLength").toInt());
+        m["gen_length"] = gen;
+        m["steps"] = gen;
+    }
+    return fromStd(m);
+}
+
+// A control for one schema entry: its kind, range, choices and help, and (for a strategy
+// parameter) a pattern of the strategies that read it, so it shows only while one is chosen.
+QVariantMap controlFor(const dlm::SettingSpec& s) {
+    QString kind;
+    switch (s.type) {
+        case dlm::SettingType::Integer: kind = "int"; break;
+        case dlm::SettingType::Real: kind = s.log_scale ? "logreal" : "real"; break;
+        case dlm::SettingType::Choice:
+        case dlm::SettingType::Flag: kind = "enum"; break;
+        case dlm::SettingType::Text: kind = "text"; break;
+    }
+    double lo = s.min, hi = s.max;
+    if (s.log_scale) lo = s.typical_min, hi = s.typical_max;  // a slider's decades; typed values may go past
+    if (kind == "int") hi = std::min(hi, 2147483647.0);      // SpinBox holds an int
+    // A default computed from other settings: an empty field that says so, not a number.
+    if (s.default_value.empty() && (kind == "int" || kind == "real")) kind = "computed";
+    QStringList options;
+    for (const auto& c : s.choices) options << QString::fromStdString(c);
+    QString help = QString::fromStdString(s.help);
+    help += DecodeConfig::tr(" Default: %1; range %2.")
+                .arg(QString::fromStdString(s.default_value.empty() ? s.computed_default : s.default_value),
+                     QString::fromStdString(dlm::setting_range_text(s)));
+    QString readers;
+    for (const auto& r : s.strategies)
+        readers += (readers.isEmpty() ? "" : "|") + QRegularExpression::escape(QString::fromStdString(r));
+    return QVariantMap{{"key", QString::fromStdString(s.key)},
+                       {"label", QString::fromStdString(s.label)},
+                       {"kind", kind},
+                       {"min", lo},
+                       {"max", hi},
+                       {"help", help},
+                       {"options", options},
+                       {"default", QString::fromStdString(s.default_value)},
+                       {"placeholder", QString::fromStdString(s.computed_default)},
+                       {"for", readers.isEmpty() ? QString() : "^(" + readers + ")$"}};
+}
+
+}  // namespace
+
+DecodeConfig::DecodeConfig(DecodeEngine* engine, bool persist, bool restoreSaved, QObject* parent)
+    : QObject(parent), engine_(engine), persist_(persist) {
+    for (const auto& s : dlm::known_strategies()) strategies_ << QString::fromStdString(s);
+    // The engine's presets and every setting and parameter of its schema, as controls.
+    for (const auto& p : dlm::strategy_presets())
+        presets_.push_back(QVariantMap{{"name", QString::fromStdString(p.name)},
+                                       {"description", QString::fromStdString(p.description)},
+                                       {"settings", fromStd(p.settings)}});
+    compare_preset_index_ = presets_.size() > 1 ? 1 : 0;
+    for (const auto& s : dlm::settings_schema()) parameters_.push_back(controlFor(s));
+
+    examples_ = loadExamples();
+    prompt_ = examples_.isEmpty() ? QString() : examples_.front().toMap().value("prompt").toString();
+    settings_ = defaultSettings(examples_);
+    defaults_ = settings_;
+    applyPreset(preset_index_);
+    compare_settings_ = settings_;
+    applyComparePreset(compare_preset_index_);
+    if (persist_ && restoreSaved) restore();
+
+    validate_timer_.setSingleShot(true);
+    validate_timer_.setInterval(120);
+    connect(&validate_timer_, &QTimer::timeout, this, &DecodeConfig::requestValidation);
+    connect(engine_, &DecodeEngine::validated, this, &DecodeConfig::onValidated);
+    ready_ = true;
+}
+
+void DecodeConfig::save() const {
+    if (!persist_ || !ready_) return;  // not while the constructor sets the defaults
+    QSettings q;
+    q.setValue("decode/prompt", prompt_);
+    q.setValue("decode/chat", chat_);
+    q.setValue("decode/settings", settings_);
+    q.setValue("decode/compareSettings", compare_settings_);
+}
+
+void DecodeConfig::restore() {
+    QSettings q;
+    prompt_ = q.value("decode/prompt", prompt_).toString();
+    chat_ = q.value("decode/chat", chat_).toBool();
+    const auto saved = q.value("decode/settings").toMap();
+    for (auto it = saved.cbegin(); it != saved.cend(); ++it) settings_.insert(it.key(), it.value());
+    const auto savedB = q.value("decode/compareSettings").toMap();
+    for (auto it = savedB.cbegin(); it != savedB.cend(); ++it) compare_settings_.insert(it.key(), it.value());
+    preset_index_ = matchPreset(settings_);
+    compare_preset_index_ = matchPreset(compare_settings_);
+}
+
+void DecodeConfig::edited() {
+    if (ready_) validate_timer_.start();
+    save();
+}
+
+void DecodeConfig::setPrompt(const QString& p) {
+    if (p == prompt_) return;
+    prompt_ = p;
+    Q_EMIT promptChanged();
+    edited();
+}
+
+void DecodeConfig::setChat(bool c) {
+    if (c == chat_) return;
+    chat_ = c;
+    Q_EMIT chatChanged();
+    edited();
+}
+
+void DecodeConfig::setSetting(const QString& key, const QVariant& value) {
+    const QString v = value.toString();
+    // An emptied strategy parameter goes back to its default (the engine refuses an empty value).
+    if (key.contains('.') && v.trimmed().isEmpty()) {
+        if (!settings_.contains(key)) return;
+        settings_.remove(key);
+    } else {
+        if (settings_.contains(key) && settings_.value(key).toString() == v) return;
+        settings_.insert(key, v);
+    }
+    preset_index_ = matchPreset(settings_);
+    Q_EMIT settingsChanged();
+    edited();
+}
+
+void DecodeConfig::setCompareSetting(const QString& key, const QVariant& value) {
+    compare_settings_.insert(key, value.toString());
+    compare_preset_index_ = matchPreset(compare_settings_);
+    Q_EMIT settingsChanged();
+    save();
+}
+
+// A preset matches when applying it would change nothing: its own settings, the schema's
+// defaults for the rest, and no strategy parameter it does not name.
+int DecodeConfig::matchPreset(const QVariantMap& s) const {
+    const auto& presets = dlm::strategy_presets();
+    const auto current = toStd(s);
+    const auto defaults = toStd(defaults_);
+    for (int i = 0; i < int(presets.size()); ++i)
+        if (dlm::apply_preset(current, presets[size_t(i)], defaults) == current) return i;
+    return -1;
+}
+
+void DecodeConfig::mergePreset(QVariantMap& s, int index) const {
+    const auto& presets = dlm::strategy_presets();
+    if (index < 0 || index >= int(presets.size())) return;
+    s = fromStd(dlm::apply_preset(toStd(s), presets[size_t(index)], toStd(defaults_)));
+}
+
+QStringList DecodeConfig::presetDifferences() const {
+    const auto& presets = dlm::strategy_presets();
+    if (preset_index_ >= 0 || base_preset_ < 0 || base_preset_ >= int(presets.size())) return {};
+    const auto current = toStd(settings_);
+    const auto wanted = dlm::apply_preset(current, presets[size_t(base_preset_)], toStd(defaults_));
+    QStringList keys;
+    for (const auto& [k, v] : wanted) {
+        auto it = current.find(k);
+        if (it == current.end() || it->second != v) keys << QString::fromStdString(k);
+    }
+    for (const auto& [k, v] : current)
+        if (!wanted.count(k)) keys << QString::fromStdString(k);
+    return keys;
+}
+
+void DecodeConfig::applyPreset(int index) {
+    mergePreset(settings_, index);
+    base_preset_ = index;
+    preset_index_ = matchPreset(settings_);
+    Q_EMIT settingsChanged();
+    edited();
+}
+
+void DecodeConfig::applyComparePreset(int index) {
+    compare_settings_ = settings_;  // same prompt, seed and lengths: only the strategy differs
+    mergePreset(compare_settings_, index);
+    compare_preset_index_ = matchPreset(compare_settings_);
+    Q_EMIT settingsChanged();
+    save();
+}
+
+void DecodeConfig::resetSettings() {
+    settings_ = defaults_;
+    applyPreset(0);
+    applyComparePreset(presets_.size() > 1 ? 1 : 0);
+}
+
+QVariantMap DecodeConfig::alignCompareToRun() {
+    QVariantMap b = compare_settings_;
+    for (const char* k : {"seed", "gen_length", "steps"}) b.insert(k, settings_.value(k));
+    fitBlockLength(b);  // B keeps its own block length where it tiles A's canvas
+    if (b != compare_settings_) {
+        compare_settings_ = b;
+        Q_EMIT settingsChanged();
+        save();
+    }
+    return b;
+}
+
+int DecodeConfig::exampleIndex() const {
+    for (int i = 0; i < examples_.size(); ++i)
+        if (examples_[i].toMap().value("prompt").toString() == prompt_) return i;
+    return -1;
+}
+
+QString DecodeConfig::answerFor(const QString& prompt) const {
+    for (const auto& e : examples_) {
+        const QVariantMap m = e.toMap();
+        if (m.value("prompt").toString() == prompt.trimmed()) return m.value("answer").toString();
+    }
+    return {};
+}
+
+void DecodeConfig::useExample(int index) {
+    if (index < 0 || index >= examples_.size()) return;
+    const QVariantMap e = examples_[index].toMap();
+    const int gen = e.value("genLength").toInt();
+    // The whole answer must fit: the canvas follows the example; steps follow when they did.
+    const bool steps_followed = settings_.value("steps").toInt() == settings_.value("gen_length").toInt();
+    QVariantMap fitted = settings_;
+    fitted.insert("gen_length", QString::number(gen));
+    fitBlockLength(fitted);
+    setSetting(QStringLiteral("gen_length"), gen);
+    setSetting(QStringLiteral("block_length"), fitted.value("block_length"));
+    if (steps_followed) setSetting(QStringLiteral("steps"), gen);
+    setPrompt(e.value("prompt").toString());
+}
+
+void DecodeConfig::adoptModel(const ModelInfo& info, bool switched) {
+    if (switched) return setModelReady(true);
+    setChat(info.chatTemplate);  // as in the CLI: through the template when there is one it renders
+    std::vector<std::string> notes = info.generation.notes;
+    const QVariantMap next =
+        fromStd(dlm::model_default_settings(toStd(defaultSettings(examples_)), info.generation, &notes));
+    for (QVariantMap* s : {&settings_, &compare_settings_}) {
+        bool canvas_moved = false;
+        for (auto it = next.cbegin(); it != next.cend(); ++it) {
+            const QString now = s->value(it.key()).toString();
+            if (now == defaults_.value(it.key()).toString() && now != it.value().toString()) {
+                s->insert(it.key(), it.value());
+                canvas_moved |= it.key() == QLatin1String("gen_length");
+            }
+        }
+        if (canvas_moved) fitBlockLength(*s);
+    }
+    defaults_ = next;
+    QStringList given;
+    const QVariantMap changed = modelDefaults();
+    for (auto it = changed.cbegin(); it != changed.cend(); ++it) given << it.key() + "=" + it.value().toString();
+    model_defaults_note_.clear();
+    if (!given.isEmpty()) model_defaults_note_ = tr("Model defaults (generation_config.json): %1.").arg(given.join(", "));
+    for (const std::string& n : notes)
+        model_defaults_note_ += (model_defaults_note_.isEmpty() ? QString() : QStringLiteral(" ")) +
+                                tr("Not used: %1.").arg(QString::fromStdString(n));
+    preset_index_ = matchPreset(settings_);
+    compare_preset_index_ = matchPreset(compare_settings_);
+    Q_EMIT settingsChanged();
+    save();
+    setModelReady(true);
+}
+
+QVariantMap DecodeConfig::modelDefaults() const {
+    QVariantMap out;
+    const QVariantMap schema = defaultSettings(examples_);
+    for (auto it = defaults_.cbegin(); it != defaults_.cend(); ++it)
+        if (schema.value(it.key()).toString() != it.value().toString()) out.insert(it.key(), it.value());
+    return out;
+}
+
+void DecodeConfig::adoptTrace(const dlm::TraceHeader& h) {
+    if (!h.settings.empty()) {
+        for (const auto& [k, v] : h.settings) settings_.insert(QString::fromStdString(k), QString::fromStdString(v));
+        preset_index_ = matchPreset(settings_);
+        Q_EMIT settingsChanged();
+    }
+    const QString prompt = QString::fromStdString(h.prompt);
+    if (!prompt.isEmpty() && prompt != prompt_) {
+        prompt_ = prompt;
+        Q_EMIT promptChanged();
+    }
+    edited();
+}
+
+// --- the engine's verdict -------------------------------------------------------------------
+
+void DecodeConfig::setModelReady(bool ready) {
+    model_ready_ = ready;
+    if (ready) return requestValidation();
+    ++validation_counter_;  // an answer about the closed model is stale
+    if (!issues_.isEmpty()) {
+        issues_.clear();
+        Q_EMIT issuesChanged();
+    }
+}
+
+void DecodeConfig::requestValidation() {
+    if (!model_ready_) return;
+    engine_->validate(++validation_counter_, prompt_, settings_, chat_);
+}
+
+void DecodeConfig::onValidated(quint64 requestId, const QVariantList& issues) {
+    if (requestId != validation_counter_) return;  // a newer edit is already being checked
+    issues_ = issues;
+    Q_EMIT issuesChanged();
+}
+
+bool DecodeConfig::hasErrors() const {
+    for (const auto& v : issues_)
+        if (v.toMap().value("severity") == "error") return true;
+    return false;
+}
+
+QString DecodeConfig::issueFor(const QString& key) const {
+    for (const auto& v : issues_) {
+        const auto m = v.toMap();
+        if (m.value("key").toString() == key) return m.value("message").toString();
+    }
+    return {};
+}
+
+QString DecodeConfig::issueSeverityFor(const QString& key) const {
+    for (const auto& v : issues_) {
+        const auto m = v.toMap();
+        if (m.value("key").toString() == key) return m.value("severity").toString();
+    }
+    return {};
+}
+
+QVariantList DecodeConfig::generalIssues() const {
+    QVariantList out;
+    for (const auto& v : issues_) {
+        const QString key = v.toMap().value("key").toString();
+        bool shown = false;
+        for (const auto& p : parameters_) shown = shown || (!key.isEmpty() && p.toMap().value("key").toString() == key);
+        if (!shown) out.push_back(v);
+    }
+    return out;
+}

@@ -1,0 +1,121 @@
+#include "model_host.h"
+
+#include <QFileInfo>
+#include <QSettings>
+
+#include "backends/backend_factory.h"
+#include "local_path.h"
+
+namespace {
+
+// "CPU" / "CUDA" for messages; the choice "auto" reads as what it does.
+QString backendLabel(const QString& name) {
+    if (name == QLatin1String("cpu")) return QStringLiteral("CPU");
+    if (name == QLatin1String("cuda")) return QStringLiteral("CUDA");
+    return ModelHost::tr("automatically chosen");
+}
+
+}  // namespace
+
+ModelHost::ModelHost(DecodeEngine* engine, bool persist, QObject* parent)
+    : QObject(parent), engine_(engine), persist_(persist) {
+    if (persist_) {
+        const QString saved = QSettings().value("model/backend", backend_choice_).toString();
+        if (backendChoices().contains(saved)) backend_choice_ = saved;
+    }
+    connect(engine_, &DecodeEngine::modelLoaded, this, &ModelHost::onLoaded);
+    connect(engine_, &DecodeEngine::modelLoadFailed, this, &ModelHost::onLoadFailed);
+}
+
+bool ModelHost::cudaBuilt() const { return dlm::cuda_backend_built(); }
+
+void ModelHost::save() const {
+    if (!persist_) return;
+    QSettings q;
+    q.setValue("model/backend", backend_choice_);
+    if (loaded_) q.setValue("model/dir", model_.dir);
+}
+
+void ModelHost::load(const QString& dirOrUrl) {
+    const QString dir = localPath(dirOrUrl);
+    Q_EMIT aboutToChange();
+    loading_ = true;
+    switching_backend_ = false;
+    loading_what_ = QFileInfo(dir).fileName();
+    loading_dir_ = dir;
+    Q_EMIT loadingChanged();
+    Q_EMIT statusMessage(tr("Loading %1…").arg(dir));
+    engine_->loadModel(++ticket_, dir, backend_choice_);
+}
+
+void ModelHost::setBackend(const QString& choice) {
+    if (!backendChoices().contains(choice))
+        return Q_EMIT errorMessage(tr("Unknown backend '%1': the choices are auto, cpu and cuda").arg(choice));
+    if (choice == backend_choice_) return;
+    backend_choice_ = choice;
+    Q_EMIT backendChanged();
+    save();
+    if (loading_ && !switching_backend_) return load(loading_dir_);  // the load under way starts over
+    if (!loaded_) return;  // applies to the next model opened
+    if (!switching_backend_ && (choice == QLatin1String("cpu")) == (model_.backend == QLatin1String("cpu"))) {
+        // The model already runs where this choice leads (cuda <-> auto on a GPU, or cpu): no move.
+        model_.backendChoice = choice;
+        model_.backendNote.clear();
+        Q_EMIT modelChanged();
+        return;
+    }
+    // A switch moves the loaded model; the runs shown (and their history) stay as they are.
+    Q_EMIT aboutToChange();
+    loading_ = true;
+    switching_backend_ = true;
+    loading_what_ = tr("%1 to the %2 backend").arg(model_.name, backendLabel(choice));
+    Q_EMIT loadingChanged();
+    Q_EMIT statusMessage(tr("Moving %1…").arg(loading_what_));
+    engine_->switchBackend(++ticket_, choice);
+}
+
+void ModelHost::cancelLoad() {
+    if (!loading_ || switching_backend_) return;
+    engine_->cancelLoad(ticket_);
+    ++ticket_;  // whatever the cancelled load still answers is stale
+    loading_ = false;
+    Q_EMIT loadingChanged();
+    // The model kept is on the backend it was loaded with: the selector says so again.
+    if (loaded_ && !model_.backendChoice.isEmpty() && backend_choice_ != model_.backendChoice) {
+        backend_choice_ = model_.backendChoice;
+        Q_EMIT backendChanged();
+        save();
+    }
+    Q_EMIT statusMessage(loaded_ ? tr("Load cancelled; still on %1").arg(model_.name) : tr("Load cancelled"));
+}
+
+void ModelHost::onLoaded(quint64 ticket, const ModelInfo& info) {
+    if (ticket != ticket_) return;
+    const bool switched = switching_backend_;
+    model_ = info;
+    loaded_ = true;
+    loading_ = false;
+    switching_backend_ = false;
+    Q_EMIT modelReady(info, switched);
+    Q_EMIT modelChanged();
+    Q_EMIT loadingChanged();
+    if (switched) Q_EMIT statusMessage(tr("%1 now runs on the %2 backend").arg(info.name, backendLabel(info.backend)));
+    else Q_EMIT statusMessage(tr("Loaded %1 (%2) on the %3 backend").arg(info.name, info.summary, backendLabel(info.backend)));
+    save();
+}
+
+void ModelHost::onLoadFailed(quint64 ticket, const QString& error) {
+    if (ticket != ticket_) return;
+    const bool switched = switching_backend_;
+    loading_ = false;
+    switching_backend_ = false;
+    if (switched) {
+        // The engine closed the model: it had no backend left to run on.
+        loaded_ = false;
+        Q_EMIT modelChanged();
+    }
+    Q_EMIT loadingChanged();
+    Q_EMIT errorMessage(switched ? tr("Could not move the model to the %1 backend: %2").arg(backendLabel(backend_choice_), error)
+                                 : tr("Could not open the model: %1").arg(error));
+    Q_EMIT statusMessage(loaded_ ? tr("Still on %1").arg(model_.name) : tr("No model loaded"));
+}

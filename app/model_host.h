@@ -1,0 +1,87 @@
+#pragma once
+// The loaded model as the app knows it (`App.model` in QML): which model, on which backend, and
+// the load or backend switch under way. Every request to the engine carries a ticket; only the
+// answer to the newest one counts, so a slow load that was superseded or cancelled cannot replace
+// the model the user chose after it. The backend choice and the last model folder are saved.
+#include <QObject>
+#include <QtQml/qqmlregistration.h>
+
+#include "decode_engine.h"
+
+class ModelHost : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("ModelHost is owned by the App singleton (App.model)")
+    Q_PROPERTY(QString name READ name NOTIFY modelChanged)
+    Q_PROPERTY(QString summary READ summary NOTIFY modelChanged)
+    Q_PROPERTY(QString dir READ dir NOTIFY modelChanged)
+    Q_PROPERTY(bool loaded READ loaded NOTIFY modelChanged)
+    Q_PROPERTY(bool loading READ loading NOTIFY loadingChanged)
+    Q_PROPERTY(QString loadingWhat READ loadingWhat NOTIFY loadingChanged)
+    Q_PROPERTY(bool switchingBackend READ switchingBackend NOTIFY loadingChanged)
+    // The compute backend: `backend` is the user's choice ("auto", "cpu", "cuda"; saved);
+    // `backendName` is what runs the loaded model and `backendNote` why that differs from the
+    // choice (no CUDA in this build, no usable GPU, not enough device memory), empty otherwise.
+    Q_PROPERTY(QString backend READ backend WRITE setBackend NOTIFY backendChanged)
+    Q_PROPERTY(QStringList backendChoices READ backendChoices CONSTANT)
+    Q_PROPERTY(QString backendName READ backendName NOTIFY modelChanged)
+    Q_PROPERTY(QString backendNote READ backendNote NOTIFY modelChanged)
+    Q_PROPERTY(bool cudaBuilt READ cudaBuilt CONSTANT)
+    // The loaded model's chat template: whether prompts can go through it, which one it is, and
+    // for a published template the engine does not render exactly, why prompts go in raw.
+    Q_PROPERTY(bool chatAvailable READ chatAvailable NOTIFY modelChanged)
+    Q_PROPERTY(QString chatTemplateName READ chatTemplateName NOTIFY modelChanged)
+    Q_PROPERTY(QString chatTemplateNote READ chatTemplateNote NOTIFY modelChanged)
+
+public:
+    // persist: the backend choice and model folder are read from and written to QSettings.
+    ModelHost(DecodeEngine* engine, bool persist, QObject* parent = nullptr);
+
+    const ModelInfo& info() const { return model_; }
+    QString name() const { return model_.name; }
+    QString summary() const { return model_.summary; }
+    QString dir() const { return model_.dir; }
+    bool loaded() const { return loaded_; }
+    bool loading() const { return loading_; }
+    QString loadingWhat() const { return loading_what_; }
+    bool switchingBackend() const { return loading_ && switching_backend_; }
+    QString backend() const { return backend_choice_; }
+    // Moves the loaded model (if any) to the chosen backend; a load under way starts over on it.
+    void setBackend(const QString& choice);
+    static QStringList backendChoices() { return {QStringLiteral("auto"), QStringLiteral("cpu"), QStringLiteral("cuda")}; }
+    QString backendName() const { return loaded_ ? model_.backend : QString(); }
+    QString backendNote() const { return loaded_ ? model_.backendNote : QString(); }
+    bool cudaBuilt() const;
+    bool chatAvailable() const { return loaded_ && model_.chatTemplate; }
+    QString chatTemplateName() const { return loaded_ ? model_.chatTemplateName : QString(); }
+    QString chatTemplateNote() const { return loaded_ ? model_.chatTemplateNote : QString(); }
+
+    Q_INVOKABLE void load(const QString& dirOrUrl);
+    // Keeps the model that was loaded before; a backend switch cannot be cancelled.
+    Q_INVOKABLE void cancelLoad();
+
+Q_SIGNALS:
+    void modelChanged();
+    void loadingChanged();
+    void backendChanged();
+    // The model is about to be replaced or moved: runs on it must end.
+    void aboutToChange();
+    // A load (switched = false) or a backend switch (true) succeeded.
+    void modelReady(const ModelInfo& info, bool switched);
+    void statusMessage(const QString& message);
+    void errorMessage(const QString& message);
+
+private:
+    void onLoaded(quint64 ticket, const ModelInfo& info);
+    void onLoadFailed(quint64 ticket, const QString& error);
+    void save() const;
+
+    DecodeEngine* engine_;
+    bool persist_;
+    ModelInfo model_;
+    bool loaded_ = false, loading_ = false;
+    bool switching_backend_ = false;  // the current request moves the model to another backend
+    QString loading_what_, loading_dir_;
+    QString backend_choice_ = QStringLiteral("auto");
+    quint64 ticket_ = 0;
+};

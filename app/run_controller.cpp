@@ -1,0 +1,285 @@
+#include "run_controller.h"
+
+#include <algorithm>
+
+#include <QFileInfo>
+#include <QSettings>
+
+#include "csv_export.h"
+#include "decode_config.h"
+#include "local_path.h"
+#include "model_host.h"
+#include "text_diff.h"
+#include "trace_files.h"
+
+RunController::RunController(DecodeEngine* engine, ModelHost* model, DecodeConfig* config, bool persist, QObject* parent)
+    : QObject(parent), engine_(engine), model_(model), config_(config), persist_(persist) {
+    if (persist_) replay_speed_ = std::clamp(QSettings().value("replay/speed", replay_speed_).toDouble(), 0.5, 240.0);
+    for (RunView* v : {&run_, &compare_})
+        v->setAnswerLookup([config](const QString& prompt) { return config->answerFor(prompt); });
+    connect(engine_, &DecodeEngine::runStarted, this, &RunController::onRunStarted);
+    connect(engine_, &DecodeEngine::stepReady, this, &RunController::onStepReady);
+    connect(engine_, &DecodeEngine::runFinished, this, &RunController::onRunFinished);
+    connect(engine_, &DecodeEngine::runFailed, this, &RunController::onRunFailed);
+    connect(config_, &DecodeConfig::settingsChanged, this, &RunController::epsilonChanged);
+
+    frame_timer_.setSingleShot(true);
+    frame_timer_.setInterval(16);  // ~ one display frame: bursts of steps coalesce into one repaint
+    connect(&frame_timer_, &QTimer::timeout, this, &RunController::applyFrame);
+    connect(&replay_timer_, &QTimer::timeout, this, &RunController::replayTick);
+    connect(&compare_, &RunView::summaryChanged, this, &RunController::updateCompareSummary);
+    connect(&run_, &RunView::summaryChanged, this, &RunController::updateCompareSummary);
+}
+
+bool RunController::canRun() const { return model_->loaded() && !model_->loading() && !config_->hasErrors(); }
+
+double RunController::epsilon() const {
+    bool ok = false;
+    double e = config_->settings().value("surelock.epsilon").toDouble(&ok);
+    if (!ok && run_.hasRun()) {
+        const auto& h = run_.history().header();
+        auto it = h->settings.find("surelock.epsilon");
+        if (it != h->settings.end()) e = QString::fromStdString(it->second).toDouble(&ok);
+    }
+    return ok ? e : 0.0;
+}
+
+// --- runs ----------------------------------------------------------------------------------
+
+void RunController::startRunInto(RunView* view, const QVariantMap& settings) {
+    const quint64 id = ++run_counter_;
+    run_targets_.insert(id, view);
+    setRunning(true, false);
+    engine_->startRun(id, config_->prompt(), settings, config_->chat());
+}
+
+void RunController::runDecode() {
+    if (!model_->loaded()) return Q_EMIT errorMessage(tr("No model is loaded: open a checkpoint folder (Model…) or a trace."));
+    Q_EMIT errorMessage(QString());
+    stopReplay();
+    compare_b_pending_ = 0;
+    if (compare_mode_) setCompareMode(false);
+    compare_.clear();
+    Q_EMIT statusMessage(tr("Decoding…"));
+    startRunInto(&run_, config_->settings());
+}
+
+void RunController::rerun() { compare_mode_ ? runCompare() : runDecode(); }
+
+void RunController::runCompare() {
+    if (!model_->loaded()) return Q_EMIT errorMessage(tr("No model is loaded: compare needs a model."));
+    Q_EMIT errorMessage(QString());
+    stopReplay();
+    config_->alignCompareToRun();
+    setCompareMode(true);
+    compare_.clear();
+    Q_EMIT statusMessage(tr("Compare: decoding A…"));
+    startRunInto(&run_, config_->settings());
+    compare_b_pending_ = run_counter_;
+}
+
+void RunController::pause() {
+    if (!running_ || paused_) return;
+    engine_->pause();
+    setRunning(true, true);
+    Q_EMIT statusMessage(tr("Paused"));
+}
+
+void RunController::resume() {
+    if (!running_) return startReplay();
+    engine_->resume();
+    setRunning(true, false);
+    Q_EMIT statusMessage(tr("Decoding…"));
+}
+
+void RunController::stepOnce() {
+    if (running_) {
+        if (!paused_) pause();
+        engine_->stepOnce();
+        return;
+    }
+    stopReplay();
+    setViewStep(run_.viewStep() + 1);
+}
+
+void RunController::stop() {
+    if (!running_) return stopReplay();
+    compare_b_pending_ = 0;
+    engine_->cancelRun();
+    Q_EMIT statusMessage(tr("Stopping…"));
+}
+
+void RunController::onRunStarted(quint64 runId, const TraceHeaderPtr& header, const QStringList& warnings) {
+    RunView* v = run_targets_.value(runId);
+    if (!v) return;
+    v->begin(header);
+    Q_EMIT epsilonChanged();  // ε may come from the header
+    if (!warnings.isEmpty()) Q_EMIT statusMessage(tr("Decoding… (%1)").arg(warnings.join("; ")));
+}
+
+void RunController::onStepReady(quint64 runId, const StepTracePtr& step) {
+    RunView* v = run_targets_.value(runId);
+    if (!v) return;
+    try {
+        v->record(step);
+    } catch (const std::exception& e) {
+        Q_EMIT errorMessage(QString::fromUtf8(e.what()));
+        return;
+    }
+    if (!frame_timer_.isActive()) frame_timer_.start();
+}
+
+void RunController::applyFrame() {
+    run_.flush();
+    compare_.flush();
+    ++frames_applied_;
+    Q_EMIT framesAppliedChanged();
+}
+
+void RunController::onRunFinished(quint64 runId, const TraceSummaryPtr& summary, bool cancelled) {
+    RunView* v = run_targets_.take(runId);
+    if (!v) return;
+    frame_timer_.stop();
+    applyFrame();
+    v->finish(summary);
+    if (!cancelled && runId == compare_b_pending_) {
+        compare_b_pending_ = 0;
+        Q_EMIT statusMessage(tr("Compare: decoding B…"));
+        startRunInto(&compare_, config_->compareSettings());
+        return;
+    }
+    setRunning(false, false);
+    Q_EMIT statusMessage(cancelled ? tr("Stopped after %1 steps").arg(v->stepCount())
+                                   : tr("Done: %1 steps, %2 s").arg(summary->steps).arg(summary->wall_s, 0, 'f', 2));
+    Q_EMIT runCompleted(!cancelled);
+}
+
+void RunController::onRunFailed(quint64 runId, const QString& error) {
+    if (!run_targets_.remove(runId)) return;
+    compare_b_pending_ = 0;
+    frame_timer_.stop();
+    applyFrame();
+    setRunning(false, false);
+    Q_EMIT errorMessage(error);
+    Q_EMIT statusMessage(tr("Run failed"));
+    Q_EMIT runCompleted(false);
+}
+
+void RunController::setRunning(bool running, bool paused) {
+    if (running == running_ && paused == paused_) return;
+    running_ = running;
+    paused_ = paused;
+    Q_EMIT runningChanged();
+}
+
+// --- compare -------------------------------------------------------------------------------
+
+void RunController::toggleCompare(bool on) {
+    if (on && canRun() && !running_) return runCompare();
+    setCompareMode(on);
+}
+
+void RunController::setCompareMode(bool c) {
+    if (c == compare_mode_) return;
+    compare_mode_ = c;
+    Q_EMIT compareModeChanged();
+}
+
+void RunController::updateCompareSummary() {
+    compare_summary_.clear();
+    if (run_.complete() && compare_.complete()) {
+        const auto& a = *run_.history().summary();
+        const auto& b = *compare_.history().summary();
+        const auto d = diffWords(QString::fromStdString(a.text), QString::fromStdString(b.text));
+        compare_summary_ = QVariantMap{
+            {"flopsRatioA", a.flops_ratio()}, {"flopsRatioB", b.flops_ratio()},
+            {"flopsAoverB", b.paper_flops > 0 ? a.paper_flops / b.paper_flops : 0.0},
+            {"speedupAoverB", a.wall_s > 0 ? b.wall_s / a.wall_s : 0.0},
+            {"wallA", a.wall_s}, {"wallB", b.wall_s}, {"stepsA", a.steps}, {"stepsB", b.steps},
+            {"tpsA", a.e2e_tps()}, {"tpsB", b.e2e_tps()},
+            {"agree", d.identical}, {"changedWords", d.changedWords},
+            {"textA", d.leftHtml}, {"textB", d.rightHtml}};
+    }
+    Q_EMIT compareSummaryChanged();
+}
+
+// --- replay, files ---------------------------------------------------------------------------
+
+void RunController::setViewStep(int step) {
+    run_.setViewStep(step);
+    if (compare_mode_) compare_.setViewStep(step);
+}
+
+void RunController::setReplaySpeed(double s) {
+    s = std::clamp(s, 0.5, 240.0);
+    if (qFuzzyCompare(s, replay_speed_)) return;
+    replay_speed_ = s;
+    if (replay_timer_.isActive()) replay_timer_.setInterval(int(1000 / replay_speed_));
+    Q_EMIT replaySpeedChanged();
+    if (persist_) QSettings().setValue("replay/speed", replay_speed_);
+}
+
+void RunController::startReplay() {
+    if (running_ || run_.stepCount() == 0) return;
+    if (run_.viewStep() >= run_.stepCount() - 1) setViewStep(0);
+    replay_timer_.start(int(1000 / replay_speed_));
+    Q_EMIT replayingChanged();
+}
+
+void RunController::stopReplay() {
+    if (!replay_timer_.isActive()) return;
+    replay_timer_.stop();
+    Q_EMIT replayingChanged();
+}
+
+void RunController::replayTick() {
+    const int last = std::max(run_.stepCount(), compare_mode_ ? compare_.stepCount() : 0) - 1;
+    if (run_.viewStep() >= last) return stopReplay();
+    setViewStep(run_.viewStep() + 1);
+}
+
+bool RunController::openTrace(const QString& pathOrUrl) {
+    const QString path = localPath(pathOrUrl);
+    try {
+        auto file = dlm::read_trace(std::filesystem::path(path.toStdString()));
+        if (running_) stop();
+        stopReplay();
+        setCompareMode(false);
+        compare_.clear();
+        // The left panel shows what the trace was decoded with, so that Run (with a model
+        // loaded) decodes the same prompt with the same settings.
+        config_->adoptTrace(file.header);
+        showTrace(run_, std::move(file));
+        setViewStep(run_.stepCount() - 1);
+        Q_EMIT epsilonChanged();
+        Q_EMIT statusMessage(tr("Opened trace %1 (%2 steps)").arg(QFileInfo(path).fileName()).arg(run_.stepCount()));
+        Q_EMIT runCompleted(true);
+        return true;
+    } catch (const std::exception& e) {
+        Q_EMIT errorMessage(tr("Could not open the trace: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+}
+
+bool RunController::saveTrace(const QString& pathOrUrl) {
+    const QString path = localPath(pathOrUrl);
+    try {
+        writeTraceFile(run_.history(), std::filesystem::path(path.toStdString()));
+        Q_EMIT statusMessage(tr("Saved trace %1").arg(path));
+        return true;
+    } catch (const std::exception& e) {
+        Q_EMIT errorMessage(tr("Could not save the trace: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+}
+
+bool RunController::exportCsv(const QString& pathOrUrl) {
+    const QString path = localPath(pathOrUrl);
+    const QString err = writeStepCsv(*run_.stats(), path);
+    if (!err.isEmpty()) {
+        Q_EMIT errorMessage(err);
+        return false;
+    }
+    Q_EMIT statusMessage(tr("Exported %1 steps to %2").arg(run_.stats()->count()).arg(path));
+    return true;
+}

@@ -1,0 +1,258 @@
+// The app's GUI objects (ModelHost, DecodeConfig, RunController) wired as the App singleton wires
+// them, against a fake engine that answers when the test says so: load tickets, cancelling,
+// backend switching, validation order and compare pairing, without a model or a thread.
+#include <QSignalSpy>
+#include <QtTest>
+
+#include "app_controller.h"
+#include "fake_decode_engine.h"
+#include "synthetic_run.h"
+
+namespace {
+
+TraceSummaryPtr summaryOf(int steps) {
+    auto s = std::make_shared<dlm::TraceSummary>();
+    s->steps = steps;
+    s->text = "42";
+    return s;
+}
+
+}  // namespace
+
+class AppPartsTest : public QObject {
+    Q_OBJECT
+
+    // Loads a model through the app and answers the load.
+    static void loadInto(AppController& app, FakeDecodeEngine& e, const QString& name) {
+        app.model()->load("/models/" + name);
+        QVERIFY(!e.loads.isEmpty());
+        Q_EMIT e.modelLoaded(e.loads.last().ticket, FakeDecodeEngine::model(name, e.loads.last().backend));
+    }
+
+    // Plays a synthetic run as the engine would for run `id`.
+    static void playRun(FakeDecodeEngine& e, quint64 id, bool cancelled = false) {
+        const SyntheticRun r = makeSyntheticRun(16, 4);
+        Q_EMIT e.runStarted(id, r.header, {});
+        for (const auto& s : r.steps) Q_EMIT e.stepReady(id, s);
+        Q_EMIT e.runFinished(id, summaryOf(int(r.steps.size())), cancelled);
+    }
+
+private Q_SLOTS:
+    void aSupersededLoadIsIgnored() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        app.model()->load("/models/first");
+        app.model()->load("/models/second");
+        QCOMPARE(e.loads.size(), 2);
+        // The first load answers after the second was asked for: it must not win.
+        Q_EMIT e.modelLoaded(e.loads[0].ticket, FakeDecodeEngine::model("first"));
+        QVERIFY(!app.model()->loaded());
+        QVERIFY(app.model()->loading());
+        Q_EMIT e.modelLoadFailed(e.loads[0].ticket, "late failure");
+        QVERIFY(app.errorString().isEmpty());
+        Q_EMIT e.modelLoaded(e.loads[1].ticket, FakeDecodeEngine::model("second"));
+        QVERIFY(app.model()->loaded());
+        QVERIFY(!app.model()->loading());
+        QCOMPARE(app.model()->name(), QStringLiteral("second"));
+        QVERIFY(app.canRun() || !e.validations.isEmpty());  // the settings go to the new model
+    }
+
+    void cancellingALoadKeepsTheModel() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "kept");
+        app.model()->load("/models/slow");
+        const quint64 slow = e.loads.last().ticket;
+        QVERIFY(!app.canRun());  // nothing runs while a load is under way
+        app.model()->cancelLoad();
+        QCOMPARE(e.cancelledLoads, QVector<quint64>{slow});
+        QVERIFY(!app.model()->loading());
+        // The engine finished the load just before it saw the cancel: still stale.
+        Q_EMIT e.modelLoaded(slow, FakeDecodeEngine::model("slow"));
+        QCOMPARE(app.model()->name(), QStringLiteral("kept"));
+        QVERIFY(app.status().contains("kept"));
+    }
+
+    void aFailedLoadKeepsTheModelAndSaysWhy() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "kept");
+        app.model()->load("/models/broken");
+        Q_EMIT e.modelLoadFailed(e.loads.last().ticket, "config.json: unknown architecture");
+        QVERIFY(app.model()->loaded());
+        QCOMPARE(app.model()->name(), QStringLiteral("kept"));
+        QVERIFY2(app.errorString().contains("unknown architecture"), qPrintable(app.errorString()));
+    }
+
+    void switchingTheBackendMovesTheModel() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        app.model()->setBackend("cuda");
+        loadInto(app, e, "m");
+        QCOMPARE(e.loads.last().backend, QStringLiteral("cuda"));
+        QCOMPARE(app.model()->backendName(), QStringLiteral("cuda"));
+        // cuda -> auto on a GPU: the model already runs there, nothing moves.
+        app.model()->setBackend("auto");
+        QCOMPARE(e.loads.size(), 1);
+        app.model()->setBackend("cpu");
+        QCOMPARE(e.loads.size(), 2);
+        QVERIFY(e.loads.last().switching);
+        QVERIFY(app.model()->switchingBackend());
+        app.model()->cancelLoad();  // a switch cannot be cancelled
+        QVERIFY(e.cancelledLoads.isEmpty());
+        Q_EMIT e.modelLoaded(e.loads.last().ticket, FakeDecodeEngine::model("m", "cpu"));
+        QCOMPARE(app.model()->backendName(), QStringLiteral("cpu"));
+        QVERIFY(app.status().contains("CPU"));
+        // A switch that leaves no backend closes the model and says so.
+        app.model()->setBackend("cuda");
+        Q_EMIT e.modelLoadFailed(e.loads.last().ticket, "out of device memory (the model was closed)");
+        QVERIFY(!app.model()->loaded());
+        QVERIFY(!app.canRun());
+        QVERIFY2(app.errorString().contains("CUDA"), qPrintable(app.errorString()));
+        // An unknown choice is refused with the choices.
+        app.model()->setBackend("tpu");
+        QVERIFY(app.errorString().contains("auto, cpu and cuda"));
+        QCOMPARE(app.model()->backend(), QStringLiteral("cuda"));
+    }
+
+    void changingTheBackendDuringALoadRestartsIt() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        app.model()->load("/models/m");
+        app.model()->setBackend("cpu");
+        QCOMPARE(e.loads.size(), 2);
+        QCOMPARE(e.loads[1].dir, QStringLiteral("/models/m"));
+        QCOMPARE(e.loads[1].backend, QStringLiteral("cpu"));
+        QVERIFY(!e.loads[1].switching);
+        Q_EMIT e.modelLoaded(e.loads[0].ticket, FakeDecodeEngine::model("m", "auto"));
+        QVERIFY(!app.model()->loaded());
+    }
+
+    void onlyTheNewestValidationCounts() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        QVERIFY(!e.validations.isEmpty());
+        const quint64 old = e.validations.last();
+        app.config()->setSetting("gen_length", "4096");
+        QTRY_VERIFY(e.validations.last() != old);  // a moment after the edit
+        const quint64 now = e.validations.last();
+        Q_EMIT e.validated(now, QVariantList{QVariantMap{{"severity", "error"}, {"key", "gen_length"}, {"message", "too long"}}});
+        QVERIFY(!app.canRun());
+        QCOMPARE(app.config()->issueFor("gen_length"), QStringLiteral("too long"));
+        Q_EMIT e.validated(old, QVariantList{});  // stale: the old settings were fine
+        QVERIFY(!app.canRun());
+        Q_EMIT e.validated(now, QVariantList{});
+        QVERIFY(app.canRun());
+    }
+
+    void aCompareRunsBAfterAWithTheSameSeedAndCanvas() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        Q_EMIT e.validated(e.validations.last(), {});
+        app.config()->setSetting("seed", "7");
+        app.config()->setCompareSetting("seed", "99");
+        app.config()->setCompareSetting("block_length", "30");
+        QSignalSpy done(app.runs(), &RunController::runCompleted);
+        app.runs()->runCompare();
+        QVERIFY(app.runs()->compareMode());
+        QCOMPARE(e.runs.size(), 1);  // A first, alone
+        const QVariantMap a = e.runs[0].settings;
+        playRun(e, e.runs[0].id);
+        QCOMPARE(done.count(), 0);  // the pair is not complete yet
+        QCOMPARE(e.runs.size(), 2);
+        const QVariantMap b = e.runs[1].settings;
+        QCOMPARE(b.value("seed").toString(), QStringLiteral("7"));
+        QCOMPARE(b.value("gen_length"), a.value("gen_length"));
+        QCOMPARE(b.value("steps"), a.value("steps"));
+        QVERIFY(a.value("gen_length").toInt() % b.value("block_length").toInt() == 0);  // B's blocks tile A's canvas
+        QCOMPARE(b.value("strategy"), app.config()->compareSettings().value("strategy"));
+        QCOMPARE(e.runs[1].prompt, e.runs[0].prompt);
+        playRun(e, e.runs[1].id);
+        QCOMPARE(done.count(), 1);
+        QVERIFY(done.first().first().toBool());
+        QVERIFY(!app.runs()->running());
+        QVERIFY(app.runs()->run()->complete() && app.runs()->compareRun()->complete());
+        QVERIFY(!app.runs()->compareSummary().isEmpty());
+    }
+
+    void stoppingAStopsThePair() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        app.runs()->runCompare();
+        app.runs()->stop();
+        QCOMPARE(e.cancels, 1);
+        playRun(e, e.runs[0].id, /*cancelled=*/true);
+        QCOMPARE(e.runs.size(), 1);  // no B after a stopped A
+        QVERIFY(!app.runs()->running());
+        QVERIFY(app.status().startsWith("Stopped"));
+    }
+
+    void aFailedRunEndsThePairWithItsError() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        QSignalSpy done(app.runs(), &RunController::runCompleted);
+        app.runs()->runCompare();
+        Q_EMIT e.runFailed(e.runs[0].id, "prompt too long");
+        QCOMPARE(e.runs.size(), 1);
+        QCOMPARE(done.count(), 1);
+        QVERIFY(!done.first().first().toBool());
+        QCOMPARE(app.errorString(), QStringLiteral("prompt too long"));
+        QVERIFY(!app.runs()->running());
+    }
+
+    void answersForARunNoLongerShownAreDropped() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        app.runs()->runDecode();
+        const quint64 first = e.runs.last().id;
+        app.runs()->runDecode();  // Run again before the first answered
+        const SyntheticRun r = makeSyntheticRun(16, 4);
+        Q_EMIT e.runStarted(first, r.header, {});
+        Q_EMIT e.stepReady(first, r.steps[0]);
+        Q_EMIT e.runFinished(first, summaryOf(1), false);
+        playRun(e, e.runs.last().id);
+        app.runs()->applyFrame();
+        QCOMPARE(app.runs()->run()->stepCount(), int(r.steps.size()));
+    }
+
+    void pauseStepAndResumeReachTheEngine() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        app.runs()->runDecode();
+        app.runs()->stepOnce();  // pauses first
+        QVERIFY(app.runs()->paused());
+        QCOMPARE(e.pauses, 1);
+        QCOMPARE(e.singleSteps, 1);
+        app.runs()->resume();
+        QVERIFY(!app.runs()->paused());
+        QCOMPARE(e.resumes, 1);
+        // Loading another model ends the run first.
+        app.model()->load("/models/other");
+        QCOMPARE(e.cancels, 1);
+    }
+
+    void aNewModelsGenerationDefaultsApplyWhereTheUserChangedNothing() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        app.config()->setSetting("top_p", "0.9");  // the user's own
+        app.model()->load("/models/dream");
+        ModelInfo info = FakeDecodeEngine::model("dream");
+        info.chatTemplate = true;
+        info.generation.settings = {{"temperature", "0.2"}, {"top_p", "0.95"}};
+        Q_EMIT e.modelLoaded(e.loads.last().ticket, info);
+        QCOMPARE(app.config()->settings().value("temperature").toString(), QStringLiteral("0.2"));
+        QCOMPARE(app.config()->settings().value("top_p").toString(), QStringLiteral("0.9"));
+        QCOMPARE(app.config()->modelDefaults().value("top_p").toString(), QStringLiteral("0.95"));
+        QVERIFY(app.config()->modelDefaultsNote().contains("generation_config.json"));
+        QVERIFY(app.config()->chat());
+    }
+};
+
+QTEST_MAIN(AppPartsTest)
+#include "app_parts_test.moc"
