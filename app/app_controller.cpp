@@ -4,7 +4,7 @@
 
 #include "cell_style.h"
 #include "local_path.h"
-#include "threaded_decode_engine.h"
+#include "routing_decode_engine.h"
 
 namespace {
 AppController* g_instance = nullptr;
@@ -21,7 +21,7 @@ void AppController::setInstance(AppController* c) { g_instance = c; }
 AppController::AppController(Options options, DecodeEngine* engine, QObject* parent)
     : QObject(parent),
       options_(options),
-      own_engine_(engine ? nullptr : new ThreadedDecodeEngine),
+      own_engine_(engine ? nullptr : new RoutingDecodeEngine),
       engine_(engine ? engine : own_engine_.get()),
       model_(new ModelHost(engine_, options.persist)),
       config_(new DecodeConfig(engine_, options.persist, options.restore)),

@@ -5,7 +5,8 @@
 //  * App.config (DecodeConfig)  prompt, settings, presets, examples, the engine's issues
 //  * App.runs   (RunController) runs A and B, pause/step/stop, replay, trace files
 // They talk by signals; each owns its state and saves its own settings. The engine behind them is
-// a DecodeEngine: the real one on its own thread, or one a test injects.
+// a DecodeEngine: local folders decode on its own thread, ws:// models on a dlmscope server
+// (RoutingDecodeEngine), or a test injects its own.
 #include <memory>
 
 #include <QObject>

@@ -3,6 +3,7 @@
 // (ModelHost, DecodeConfig, RunController) and the engine. The app runs ThreadedDecodeEngine (the
 // real engine on its own thread); unit tests drive the GUI objects with a fake that answers when
 // the test says so, to test load tickets, backend switching and compare pairing without a model.
+// A model is named by its folder, or by ws[s]://host:port/<name> on a dlmscope server.
 // Every call returns at once; results come back as signals on the GUI thread. Tickets and run ids
 // are the caller's: an answer carrying an old one is stale, and the caller drops it.
 #include <QObject>
@@ -47,6 +48,11 @@ public:
     virtual void stepOnce() = 0;   // exactly one step of a paused run
     virtual void cancelRun() = 0;  // ends the run at the next step boundary, paused or not
     virtual void validate(quint64 requestId, const QString& prompt, const QVariantMap& settings, bool chat) = 0;
+    // A dlmscope server (ws:// or wss:// URL): connect, present the token, list its models.
+    // Answers serverConnected or serverFailed. An engine that cannot reach servers says so.
+    virtual void connectServer(quint64 ticket, const QString& url, const QString& token) {
+        Q_EMIT serverFailed(ticket, tr("this engine decodes locally; it does not connect to servers"));
+    }
 
 Q_SIGNALS:
     void modelLoaded(quint64 ticket, const ModelInfo& info);
@@ -57,4 +63,8 @@ Q_SIGNALS:
     void runFailed(quint64 runId, const QString& error);
     // issues: {severity: "error"|"warning", key, message}
     void validated(quint64 requestId, const QVariantList& issues);
+    void serverConnected(quint64 ticket, const QString& url, const QStringList& models);
+    void serverFailed(quint64 ticket, const QString& error);
+    // The server holding the loaded model went away (a run under way has failed first).
+    void connectionLost(const QString& error);
 };

@@ -4,7 +4,6 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QLocale>
 
 #include "backends/backend_factory.h"
 #include "decode/decode_session.h"
@@ -29,14 +28,6 @@ QVariantList toVariant(const std::vector<dlm::SettingsIssue>& issues) {
                                   {"key", QString::fromStdString(i.key)},
                                   {"message", QString::fromStdString(i.message)}});
     return out;
-}
-
-QString describe(const dlm::Checkpoint& c) {
-    const auto& m = c.config();
-    return QStringLiteral("%1 · d=%2 · L=%3 · H=%4 · V=%5 · %6 params")
-        .arg(QString::fromUtf8(dlm::family_name(m.family).data()))
-        .arg(m.d_model).arg(m.n_layers).arg(m.n_heads).arg(m.vocab_size)
-        .arg(QLocale::c().toString(double(dlm::parameter_count(m)) / 1e6, 'f', 2) + "M");
 }
 
 }  // namespace
@@ -95,7 +86,7 @@ ModelInfo DecodeWorker::loadedInfo(dlm::BackendKind kind) const {
     info.chatTemplate = chat.recognised();
     if (chat.recognised()) info.chatTemplateName = QString::fromStdString(chat.describe());
     else if (chat.published) info.chatTemplateNote = QString::fromStdString(chat.note);
-    info.summary = describe(checkpoint);
+    info.summary = QString::fromStdString(dlm::model_summary(checkpoint.config()));
     info.backendChoice = QString::fromUtf8(dlm::backend_kind_name(kind));
     info.backend = QString::fromStdString(model_.backend->name());
     info.backendNote = QString::fromStdString(model_.backend_note);

@@ -20,11 +20,32 @@ QString backendLabel(const QString& name) {
 ModelHost::ModelHost(DecodeEngine* engine, bool persist, QObject* parent)
     : QObject(parent), engine_(engine), persist_(persist) {
     if (persist_) {
-        const QString saved = QSettings().value("model/backend", backend_choice_).toString();
+        QSettings q;
+        const QString saved = q.value("model/backend", backend_choice_).toString();
         if (backendChoices().contains(saved)) backend_choice_ = saved;
+        server_host_ = q.value("server/host", server_host_).toString();
+        server_port_ = q.value("server/port", server_port_).toInt();
+        server_tls_ = q.value("server/tls", server_tls_).toBool();
     }
     connect(engine_, &DecodeEngine::modelLoaded, this, &ModelHost::onLoaded);
     connect(engine_, &DecodeEngine::modelLoadFailed, this, &ModelHost::onLoadFailed);
+    connect(engine_, &DecodeEngine::connectionLost, this, &ModelHost::onConnectionLost);
+    connect(engine_, &DecodeEngine::serverConnected, this, [this](quint64 ticket, const QString& url, const QStringList& models) {
+        if (ticket != server_ticket_) return;
+        connecting_ = false;
+        server_url_ = url;
+        server_models_ = models;
+        server_error_.clear();
+        Q_EMIT serverChanged();
+        Q_EMIT statusMessage(tr("Connected to %1: %n model(s)", nullptr, int(models.size())).arg(url));
+    });
+    connect(engine_, &DecodeEngine::serverFailed, this, [this](quint64 ticket, const QString& error) {
+        if (ticket != server_ticket_) return;
+        connecting_ = false;
+        server_models_.clear();
+        server_error_ = error;
+        Q_EMIT serverChanged();
+    });
 }
 
 bool ModelHost::cudaBuilt() const { return dlm::cuda_backend_built(); }
@@ -33,7 +54,49 @@ void ModelHost::save() const {
     if (!persist_) return;
     QSettings q;
     q.setValue("model/backend", backend_choice_);
-    if (loaded_) q.setValue("model/dir", model_.dir);
+    if (loaded_ && !remote()) q.setValue("model/dir", model_.dir);
+}
+
+bool ModelHost::remote() const {
+    return loaded_ && (model_.dir.startsWith(QLatin1String("ws://")) || model_.dir.startsWith(QLatin1String("wss://")));
+}
+
+void ModelHost::connectServer(const QString& host, int port, const QString& token, bool tls) {
+    server_host_ = host.trimmed();
+    server_port_ = port;
+    server_tls_ = tls;
+    connecting_ = true;
+    server_error_.clear();
+    server_models_.clear();
+    const QString url = QStringLiteral("%1://%2:%3").arg(tls ? "wss" : "ws", server_host_).arg(port);
+    server_url_ = url;
+    Q_EMIT serverChanged();
+    if (persist_) {
+        QSettings q;
+        q.setValue("server/host", server_host_);
+        q.setValue("server/port", server_port_);
+        q.setValue("server/tls", server_tls_);
+    }
+    Q_EMIT statusMessage(tr("Connecting to %1…").arg(url));
+    engine_->connectServer(++server_ticket_, url, token);
+}
+
+void ModelHost::loadFromServer(const QString& name) {
+    if (server_url_.isEmpty() || name.isEmpty()) return;
+    load(server_url_ + "/" + name);
+}
+
+void ModelHost::reconnect() {
+    if (canReconnect()) load(lost_location_);
+}
+
+void ModelHost::onConnectionLost(const QString& error) {
+    if (!loaded_ || !remote()) return;
+    lost_location_ = model_.dir;
+    loaded_ = false;
+    Q_EMIT modelChanged();
+    Q_EMIT errorMessage(tr("The server is gone: %1. The steps received are kept (Save trace… keeps them); Reconnect tries again.").arg(error));
+    Q_EMIT statusMessage(tr("No model loaded"));
 }
 
 void ModelHost::load(const QString& dirOrUrl) {
@@ -56,7 +119,7 @@ void ModelHost::setBackend(const QString& choice) {
     Q_EMIT backendChanged();
     save();
     if (loading_ && !switching_backend_) return load(loading_dir_);  // the load under way starts over
-    if (!loaded_) return;  // applies to the next model opened
+    if (!loaded_ || remote()) return;  // applies to the next (local) model opened
     if (!switching_backend_ && (choice == QLatin1String("cpu")) == (model_.backend == QLatin1String("cpu"))) {
         // The model already runs where this choice leads (cuda <-> auto on a GPU, or cpu): no move.
         model_.backendChoice = choice;
@@ -94,6 +157,7 @@ void ModelHost::onLoaded(quint64 ticket, const ModelInfo& info) {
     const bool switched = switching_backend_;
     model_ = info;
     loaded_ = true;
+    lost_location_.clear();
     loading_ = false;
     switching_backend_ = false;
     Q_EMIT modelReady(info, switched);

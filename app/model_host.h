@@ -32,6 +32,18 @@ class ModelHost : public QObject {
     Q_PROPERTY(bool chatAvailable READ chatAvailable NOTIFY modelChanged)
     Q_PROPERTY(QString chatTemplateName READ chatTemplateName NOTIFY modelChanged)
     Q_PROPERTY(QString chatTemplateNote READ chatTemplateNote NOTIFY modelChanged)
+    // A dlmscope server (docs/server.md): "Connect to engine…" lists its models; one of them
+    // loads as ws[s]://host:port/<name> and behaves as a local model. The last host, port and TLS
+    // choice are saved (the token is not). After a lost connection, reconnect() loads it again.
+    Q_PROPERTY(bool remote READ remote NOTIFY modelChanged)
+    Q_PROPERTY(QString serverHost READ serverHost NOTIFY serverChanged)
+    Q_PROPERTY(int serverPort READ serverPort NOTIFY serverChanged)
+    Q_PROPERTY(bool serverTls READ serverTls NOTIFY serverChanged)
+    Q_PROPERTY(bool connecting READ connecting NOTIFY serverChanged)
+    Q_PROPERTY(QString serverUrl READ serverUrl NOTIFY serverChanged)
+    Q_PROPERTY(QStringList serverModels READ serverModels NOTIFY serverChanged)
+    Q_PROPERTY(QString serverError READ serverError NOTIFY serverChanged)
+    Q_PROPERTY(bool canReconnect READ canReconnect NOTIFY modelChanged)
 
 public:
     // persist: the backend choice and model folder are read from and written to QSettings.
@@ -56,7 +68,21 @@ public:
     QString chatTemplateName() const { return loaded_ ? model_.chatTemplateName : QString(); }
     QString chatTemplateNote() const { return loaded_ ? model_.chatTemplateNote : QString(); }
 
+    bool remote() const;
+    QString serverHost() const { return server_host_; }
+    int serverPort() const { return server_port_; }
+    bool serverTls() const { return server_tls_; }
+    bool connecting() const { return connecting_; }
+    QString serverUrl() const { return server_url_; }
+    QStringList serverModels() const { return server_models_; }
+    QString serverError() const { return server_error_; }
+    bool canReconnect() const { return !loaded_ && !lost_location_.isEmpty(); }
+
+    // A folder (path or file:// URL) or a server's model (ws[s]://host:port/<name>).
     Q_INVOKABLE void load(const QString& dirOrUrl);
+    Q_INVOKABLE void connectServer(const QString& host, int port, const QString& token, bool tls);
+    Q_INVOKABLE void loadFromServer(const QString& name);
+    Q_INVOKABLE void reconnect();
     // Keeps the model that was loaded before; a backend switch cannot be cancelled.
     Q_INVOKABLE void cancelLoad();
 
@@ -64,6 +90,7 @@ Q_SIGNALS:
     void modelChanged();
     void loadingChanged();
     void backendChanged();
+    void serverChanged();
     // The model is about to be replaced or moved: runs on it must end.
     void aboutToChange();
     // A load (switched = false) or a backend switch (true) succeeded.
@@ -74,6 +101,7 @@ Q_SIGNALS:
 private:
     void onLoaded(quint64 ticket, const ModelInfo& info);
     void onLoadFailed(quint64 ticket, const QString& error);
+    void onConnectionLost(const QString& error);
     void save() const;
 
     DecodeEngine* engine_;
@@ -84,4 +112,11 @@ private:
     QString loading_what_, loading_dir_;
     QString backend_choice_ = QStringLiteral("auto");
     quint64 ticket_ = 0;
+    QString server_host_ = QStringLiteral("127.0.0.1");
+    int server_port_ = 8765;
+    bool server_tls_ = false, connecting_ = false;
+    QString server_url_, server_error_;
+    QStringList server_models_;
+    quint64 server_ticket_ = 0;
+    QString lost_location_;  // the server model whose connection dropped
 };

@@ -10,6 +10,7 @@ Rectangle {
     radius: Theme.radius
     border.color: Theme.border
     signal openModel()
+    signal connectServer()
 
     ScrollView {
         id: scroll
@@ -22,14 +23,24 @@ Rectangle {
             spacing: 6
 
             Label { text: qsTr("Model"); color: Theme.dim; font.pixelSize: Theme.small }
+            Label {
+                objectName: "modelName"
+                text: App.model.loaded ? App.model.name : qsTr("none")
+                color: Theme.text; font.bold: true; elide: Text.ElideMiddle
+                Layout.fillWidth: true
+            }
             RowLayout {
                 Layout.fillWidth: true
-                Label {
-                    text: App.model.loaded ? App.model.name : qsTr("none")
-                    color: Theme.text; font.bold: true; elide: Text.ElideMiddle
+                Button { text: qsTr("Open…"); onClicked: panel.openModel(); implicitHeight: 26; Layout.fillWidth: true }
+                Button {
                     Layout.fillWidth: true
+                    objectName: "connectButton"
+                    text: qsTr("Connect…")
+                    implicitHeight: 26
+                    onClicked: panel.connectServer()
+                    ToolTip.text: qsTr("Connect to engine: decode on a dlmscope-server, watch here")
+                    ToolTip.visible: hovered
                 }
-                Button { text: qsTr("Open…"); onClicked: panel.openModel(); implicitHeight: 26 }
             }
             Label {
                 text: App.model.summary
@@ -55,7 +66,8 @@ Rectangle {
                         { value: "cuda", label: App.model.cudaBuilt ? qsTr("CUDA") : qsTr("CUDA (not in this build)") }
                     ]
                     currentIndex: Math.max(0, App.model.backendChoices.indexOf(App.model.backend))
-                    enabled: !App.model.loading
+                    // A server's model runs where its --backend put it.
+                    enabled: !App.model.loading && !App.model.remote
                     onActivated: App.model.backend = currentValue
                 }
             }

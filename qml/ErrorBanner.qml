@@ -27,6 +27,13 @@ Rectangle {
             wrapMode: Text.Wrap
             Layout.fillWidth: true
         }
+        Button {
+            objectName: "reconnectButton"
+            visible: App.model.canReconnect
+            text: qsTr("Reconnect")
+            implicitHeight: 26
+            onClicked: { App.clearError(); App.model.reconnect() }
+        }
         Button { objectName: "dismissButton"; text: qsTr("Dismiss"); onClicked: App.clearError(); implicitHeight: 26 }
     }
 }

@@ -88,6 +88,7 @@ ApplicationWindow {
         title: qsTr("Open a checkpoint folder (config.json + safetensors + tokenizer)")
         onAccepted: App.model.load(selectedFolder)
     }
+    ConnectDialog { id: connectDialog }
     FileDialog {
         id: openTraceDialog
         objectName: "openTraceDialog"
@@ -204,7 +205,7 @@ ApplicationWindow {
                 objectName: "backendBadge"
                 visible: App.model.loaded
                 text: App.model.backendName.toUpperCase()
-                color: App.model.backendNote !== "" ? Theme.warn : Theme.dim
+                color: App.model.backendNote !== "" && !App.model.remote ? Theme.warn : Theme.dim
                 font.pixelSize: Theme.small
                 font.bold: true
                 leftPadding: 6; rightPadding: 6; topPadding: 2; bottomPadding: 2
@@ -212,6 +213,14 @@ ApplicationWindow {
                 HoverHandler { id: badgeHover }
                 ToolTip.text: App.model.backendNote !== "" ? App.model.backendNote : qsTr("Compute backend (chosen in the Model section)")
                 ToolTip.visible: badgeHover.hovered
+            }
+            // A server's model: where it runs, so a remote run is never taken for a local one.
+            Label {
+                objectName: "connectionBadge"
+                visible: App.model.remote
+                text: qsTr("on %1").arg(App.model.dir.replace(/\/[^\/]*$/, ""))
+                color: Theme.accent
+                font.pixelSize: Theme.small
             }
             Label {
                 objectName: "statusLabel"
@@ -242,6 +251,7 @@ ApplicationWindow {
                 SplitView.preferredWidth: Math.max(240, Math.min(320, window.width * 0.24))
                 SplitView.minimumWidth: 240
                 onOpenModel: modelDialog.open()
+                onConnectServer: connectDialog.open()
             }
 
             ColumnLayout {

@@ -22,12 +22,12 @@ PACKAGES=(
   libsentencepiece-dev sentencepiece
   libopenblas-dev libopenblas0-pthread
   libpcre2-dev libutf8proc-dev
-  qt6-base-dev qt6-declarative-dev qt6-charts-dev qt6-declarative-dev-tools libgl-dev
+  qt6-base-dev qt6-declarative-dev qt6-charts-dev qt6-declarative-dev-tools qt6-websockets-dev libgl-dev
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtqml-workerscript
   qml6-module-qtquick-dialogs qml6-module-qt-labs-settings qml6-module-qtquick-shapes
   qml6-module-qtcharts qml6-module-qttest qml6-module-qt-labs-folderlistmodel
-  xvfb xauth python3
+  xvfb xauth python3 openssl
   clang libclang-rt-14-dev
 )
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -367,6 +368,13 @@ ModelConfig parse_model_config(std::string_view json_text, const std::string& so
 ModelConfig load_model_config(const std::filesystem::path& config_json) {
     return parse_model_config(read_text_file(config_json, limits::kConfigJsonBytes, "model config"),
                               config_json.string());
+}
+
+std::string model_summary(const ModelConfig& c) {
+    char params[32];
+    std::snprintf(params, sizeof params, "%.2fM", double(parameter_count(c)) / 1e6);
+    return std::string(family_name(c.family)) + " · d=" + std::to_string(c.d_model) + " · L=" + std::to_string(c.n_layers) +
+           " · H=" + std::to_string(c.n_heads) + " · V=" + std::to_string(c.vocab_size) + " · " + params + " params";
 }
 
 long long parameter_count(const ModelConfig& c) {

@@ -47,5 +47,8 @@ ModelConfig load_model_config(const std::filesystem::path& config_json);
 
 // Parameter count implied by the config (embedding, layers, final norm, head if untied).
 long long parameter_count(const ModelConfig& c);
+// One line naming the model's shape, as the app's model panel and the server's listing show it:
+// "llada · d=4096 · L=32 · H=32 · V=126464 · 8015.79M params".
+std::string model_summary(const ModelConfig& c);
 
 }  // namespace dlm

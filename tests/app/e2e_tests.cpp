@@ -12,8 +12,10 @@
 #include <QtTest>
 
 #include "app_controller.h"
+#include "backends/loaded_model.h"
 #include "canvas_model.h"
 #include "cell_style.h"
+#include "decode_server.h"
 #include "denoise_grid_item.h"
 
 Q_IMPORT_QML_PLUGIN(DlmscopePlugin)
@@ -57,6 +59,18 @@ struct Window {
     }
     template <class T> T* find(const char* name) const { return window ? window->findChild<T*>(QString::fromLatin1(name)) : nullptr; }
 };
+
+// A dlmscope server in this process, on a free loopback port, serving the embedded model.
+std::unique_ptr<DecodeServer> startServer(const QString& token = {}) {
+    dlm::LoadOptions o;
+    o.backend = dlm::BackendKind::Cpu;
+    o.diffusion_only = true;
+    std::vector<dlm::LoadedModel> models;
+    models.push_back(dlm::load_model(modelDir().toStdString(), o));
+    auto s = std::make_unique<DecodeServer>(std::move(models), dlm::serve::ServeLimits{}, ServerSecurity{token, false, {}});
+    s->listen(QStringLiteral("127.0.0.1"), 0);
+    return s;
+}
 
 // The real controller as the QML singleton with the main window on top of it, unregistered again
 // when the test ends.
@@ -207,7 +221,7 @@ private Q_SLOTS:
         AppController& c = app.c;
         Window& w = app.w;
         QVERIFY(w.window);
-        for (const char* name : {"modelDialog", "openTraceDialog", "saveTraceDialog", "exportDialog"}) {
+        for (const char* name : {"modelDialog", "connectDialog", "openTraceDialog", "saveTraceDialog", "exportDialog"}) {
             QObject* dialog = w.find<QObject>(name);
             QVERIFY2(dialog, name);
             QVERIFY2(QMetaObject::invokeMethod(dialog, "open"), name);
@@ -619,6 +633,96 @@ private Q_SLOTS:
         QVERIFY(!c.errorString().isEmpty());
         QVERIFY(c.model()->loaded());  // still on the previous model
         QCOMPARE(c.model()->name(), QStringLiteral("tiny-mdlm"));
+    }
+
+    // Connect to engine: a server's model behaves as the local one — the same run, step for step,
+    // in the same window, with the connection shown.
+    void remoteModelDecodesAsLocal() {
+        AppUnderTest app;
+        auto server = startServer();
+        AppController& c = app.c;
+        QVERIFY(loadModel(c));
+        c.config()->useExample(1);
+        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+        QSignalSpy done(c.runs(), &RunController::runCompleted);
+        c.runs()->runDecode();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 120000);
+        const auto local = *c.runs()->run()->history().summary();
+        const int localSteps = c.runs()->run()->stepCount();
+
+        // As a user: Connect… opens the dialog; host and port typed, Connect, the list, Open.
+        QObject* dialog = app.w.find<QObject>("connectDialog");
+        QVERIFY(QMetaObject::invokeMethod(dialog, "open"));
+        QTRY_VERIFY(dialog->property("visible").toBool());
+        app.w.find<QObject>("serverHost")->setProperty("text", "127.0.0.1");
+        app.w.find<QObject>("serverPort")->setProperty("value", int(server->port()));
+        QVERIFY(QMetaObject::invokeMethod(app.w.find<QObject>("serverConnect"), "clicked"));
+        QTRY_VERIFY_WITH_TIMEOUT(!c.model()->connecting(), 10000);
+        QVERIFY2(c.model()->serverError().isEmpty(), qPrintable(c.model()->serverError()));
+        QCOMPARE(c.model()->serverModels(), QStringList{"tiny-mdlm"});
+        QTRY_COMPARE(app.w.find<QObject>("serverModelBox")->property("currentText").toString(), QStringLiteral("tiny-mdlm"));
+        QTest::qWait(200);
+        app.w.window->grabWindow().save(outDir() + "/connect-dialog.png");
+        QVERIFY(QMetaObject::invokeMethod(app.w.find<QObject>("serverOpen"), "clicked"));
+        QTRY_VERIFY_WITH_TIMEOUT(!dialog->property("visible").toBool(), 10000);  // closes once the model is open
+        QTRY_VERIFY_WITH_TIMEOUT(!c.model()->loading(), 10000);
+        QVERIFY(c.model()->loaded() && c.model()->remote());
+        QCOMPARE(c.model()->dir(), QStringLiteral("ws://127.0.0.1:%1/tiny-mdlm").arg(server->port()));
+        QVERIFY(app.w.find<QQuickItem>("connectionBadge")->isVisible());
+        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);  // validated by the server
+        c.runs()->runDecode();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 2, 120000);
+        QVERIFY2(done.last().first().toBool(), qPrintable(c.errorString()));
+        const auto remote = *c.runs()->run()->history().summary();
+        QCOMPARE(c.runs()->run()->stepCount(), localSteps);
+        QCOMPARE(QString::fromStdString(remote.text), QString::fromStdString(local.text));
+        QCOMPARE(remote.paper_flops, local.paper_flops);
+        // The server refuses what the engine refuses, before Run.
+        c.config()->setSetting("surelock.no_such_parameter", "1");
+        c.config()->setSetting("strategy", "surelock");
+        QTRY_VERIFY_WITH_TIMEOUT(!c.canRun(), 10000);
+    }
+
+    // The server goes away mid-run: the steps received stay (and can be saved), the error says
+    // what happened, and Reconnect is offered.
+    void serverKilledMidRunKeepsTheSteps() {
+        AppUnderTest app;
+        auto server = startServer();
+        AppController& c = app.c;
+        c.model()->connectServer("127.0.0.1", server->port(), QString(), false);
+        QTRY_VERIFY_WITH_TIMEOUT(!c.model()->serverModels().isEmpty(), 10000);
+        c.model()->loadFromServer("tiny-mdlm");
+        QTRY_VERIFY_WITH_TIMEOUT(c.model()->loaded(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+        c.config()->setSetting("gen_length", "256");
+        c.config()->setSetting("steps", "256");
+        c.runs()->runDecode();
+        QTRY_VERIFY_WITH_TIMEOUT(c.runs()->run()->history().stepCount() >= 3, 60000);
+        server.reset();  // killed
+        QTRY_VERIFY_WITH_TIMEOUT(!c.runs()->running(), 10000);
+        QVERIFY2(c.errorString().contains("lost the connection") || c.errorString().contains("server is gone"),
+                 qPrintable(c.errorString()));
+        QVERIFY(!c.model()->loaded());
+        QVERIFY(c.model()->canReconnect());
+        QTRY_VERIFY(app.w.find<QQuickItem>("reconnectButton")->isVisible());
+        c.runs()->applyFrame();
+        const int kept = c.runs()->run()->stepCount();
+        QVERIFY(kept >= 3);
+        const QString path = outDir() + "/partial-remote.ndjson";
+        QVERIFY2(c.runs()->saveTrace(path), qPrintable(c.errorString()));
+        QVERIFY(QFileInfo(path).size() > 0);
+        QVERIFY(!c.canRun());
+    }
+
+    void wrongTokenIsRefusedWithTheReason() {
+        AppUnderTest app;
+        auto server = startServer(QStringLiteral("a-token-of-some-length"));
+        app.c.model()->connectServer("127.0.0.1", server->port(), QStringLiteral("not-the-token-at-all"), false);
+        QTRY_VERIFY_WITH_TIMEOUT(!app.c.model()->connecting(), 10000);
+        QVERIFY2(app.c.model()->serverError().contains("token"), qPrintable(app.c.model()->serverError()));
+        QVERIFY(app.c.model()->serverModels().isEmpty());
+        app.c.model()->connectServer("127.0.0.1", server->port(), QStringLiteral("a-token-of-some-length"), false);
+        QTRY_COMPARE_WITH_TIMEOUT(app.c.model()->serverModels(), QStringList{"tiny-mdlm"}, 10000);
     }
 };
 

@@ -1,0 +1,232 @@
+#include "remote_decode_engine.h"
+
+#include <nlohmann/json.hpp>
+
+#include "trace/trace_io.h"
+
+namespace {
+
+using nlohmann::json;
+namespace serve = dlm::serve;
+
+json settingsJson(const QVariantMap& settings) {
+    json out = json::object();
+    for (auto it = settings.cbegin(); it != settings.cend(); ++it) out[it.key().toStdString()] = it.value().toString().toStdString();
+    return out;
+}
+
+QUrl serverOf(const QUrl& location) {
+    QUrl u = location;
+    u.setPath(QString());
+    u.setQuery(QString());
+    u.setFragment(QString());
+    return u;
+}
+
+}  // namespace
+
+RemoteDecodeEngine::RemoteDecodeEngine(QObject* parent) : DecodeEngine(parent) {
+    connect(&socket_, &QWebSocket::connected, this, [this] {
+        socket_.sendTextMessage(QString::fromStdString(json{{"v", 1}, {"type", "hello"}, {"token", token_.toStdString()}}.dump()));
+    });
+    connect(&socket_, &QWebSocket::textMessageReceived, this, &RemoteDecodeEngine::onText);
+    connect(&socket_, &QWebSocket::disconnected, this, &RemoteDecodeEngine::onClosed);
+}
+
+RemoteDecodeEngine::~RemoteDecodeEngine() { socket_.disconnect(this); }
+
+bool RemoteDecodeEngine::isRemote(const QString& location) {
+    return location.startsWith(QLatin1String("ws://")) || location.startsWith(QLatin1String("wss://"));
+}
+
+void RemoteDecodeEngine::open(const QUrl& server, const QString& token) {
+    if (server == server_ && socket_.state() != QAbstractSocket::UnconnectedState && (token.isNull() || token == token_)) return;
+    // The old connection's close is not a lost model.
+    disconnect(&socket_, &QWebSocket::disconnected, this, &RemoteDecodeEngine::onClosed);
+    socket_.abort();
+    connect(&socket_, &QWebSocket::disconnected, this, &RemoteDecodeEngine::onClosed);
+    server_ = server;
+    if (!token.isNull()) token_ = token;
+    greeted_ = false;
+    models_.clear();
+    model_.clear();
+    outbox_.clear();
+    socket_.open(server_);
+}
+
+void RemoteDecodeEngine::connectServer(quint64 ticket, const QString& url, const QString& token) {
+    const QUrl u(url);
+    if (!u.isValid() || !isRemote(url) || u.host().isEmpty())
+        return Q_EMIT serverFailed(ticket, tr("'%1' is not a server address (ws://host:port or wss://host:port)").arg(url));
+    connect_ticket_ = ticket;
+    open(serverOf(u), token);
+    if (greeted_) Q_EMIT serverConnected(ticket, server_.toString(), [&] {
+        QStringList names;
+        for (const auto& m : models_) names << QString::fromStdString(m.name);
+        return names;
+    }());
+}
+
+void RemoteDecodeEngine::loadModel(quint64 ticket, const QString& location, const QString&) {
+    const QUrl u(location);
+    const QString name = u.path().mid(1);
+    if (!u.isValid() || u.host().isEmpty() || name.isEmpty())
+        return Q_EMIT modelLoadFailed(ticket, tr("'%1' does not name a model on a server (ws://host:port/<model>)").arg(location));
+    load_ticket_ = ticket;
+    load_name_ = name;
+    open(serverOf(u), QString());
+    if (greeted_) onWelcome(serve::Welcome{{}, models_, {}});
+}
+
+void RemoteDecodeEngine::cancelLoad(quint64 ticket) {
+    if (ticket == load_ticket_) load_ticket_ = 0;
+}
+
+void RemoteDecodeEngine::switchBackend(quint64 ticket, const QString&) {
+    // The server's --backend decides; the model stays where it runs.
+    for (const auto& m : models_)
+        if (QString::fromStdString(m.name) == model_) return Q_EMIT modelLoaded(ticket, infoFor(m));
+    Q_EMIT modelLoadFailed(ticket, tr("no model is loaded from the server"));
+}
+
+ModelInfo RemoteDecodeEngine::infoFor(const serve::ModelListing& m) const {
+    ModelInfo info;
+    info.name = QString::fromStdString(m.name);
+    QUrl u = server_;
+    u.setPath("/" + info.name);
+    info.dir = u.toString();
+    info.family = QString::fromStdString(m.family);
+    info.tokenizer = QString::fromStdString(m.tokenizer);
+    info.summary = QString::fromStdString(m.summary);
+    info.vocab = m.vocab;
+    info.maxSeqLen = m.max_seq_len;
+    info.chatTemplate = m.chat_template;
+    info.chatTemplateName = QString::fromStdString(m.chat_template_name);
+    info.chatTemplateNote = QString::fromStdString(m.chat_template_note);
+    info.backendChoice = QString();
+    info.backend = QString::fromStdString(m.backend);
+    info.backendNote = tr("on the server %1:%2 (its --backend decides)").arg(server_.host()).arg(server_.port());
+    if (!m.backend_note.empty()) info.backendNote += "; " + QString::fromStdString(m.backend_note);
+    info.generation.settings = m.default_settings;
+    info.generation.task = m.default_task;
+    info.generation.notes = m.default_notes;
+    return info;
+}
+
+void RemoteDecodeEngine::send(const std::string& message) {
+    if (!greeted_) return outbox_.push_back(message);
+    socket_.sendTextMessage(QString::fromStdString(message));
+}
+
+void RemoteDecodeEngine::startRun(quint64 runId, const QString& prompt, const QVariantMap& settings, bool chat) {
+    if (model_.isEmpty()) return Q_EMIT runFailed(runId, tr("no model is loaded from the server"));
+    if (run_) control("cancel");  // as locally: a new run replaces the one under way
+    run_ = runId;
+    summary_.reset();
+    send(json{{"v", 1}, {"type", "run"}, {"run", runId}, {"model", model_.toStdString()}, {"prompt", prompt.toStdString()},
+              {"chat", chat}, {"settings", settingsJson(settings)}}.dump());
+}
+
+void RemoteDecodeEngine::control(const char* kind) {
+    if (run_) send(json{{"v", 1}, {"type", kind}, {"run", run_}}.dump());
+}
+
+void RemoteDecodeEngine::pause() { control("pause"); }
+void RemoteDecodeEngine::resume() { control("resume"); }
+void RemoteDecodeEngine::stepOnce() { control("step"); }
+void RemoteDecodeEngine::cancelRun() { control("cancel"); }
+
+void RemoteDecodeEngine::validate(quint64 requestId, const QString& prompt, const QVariantMap& settings, bool chat) {
+    if (model_.isEmpty()) return Q_EMIT validated(requestId, {});
+    send(json{{"v", 1}, {"type", "validate"}, {"request", requestId}, {"model", model_.toStdString()},
+              {"prompt", prompt.toStdString()}, {"chat", chat}, {"settings", settingsJson(settings)}}.dump());
+}
+
+void RemoteDecodeEngine::onWelcome(const serve::Welcome& w) {
+    models_ = w.models;
+    QStringList names;
+    for (const auto& m : models_) names << QString::fromStdString(m.name);
+    if (connect_ticket_) Q_EMIT serverConnected(std::exchange(connect_ticket_, 0), server_.toString(), names);
+    if (!load_ticket_) return;
+    for (const auto& m : models_) {
+        if (QString::fromStdString(m.name) != load_name_) continue;
+        model_ = load_name_;
+        return Q_EMIT modelLoaded(std::exchange(load_ticket_, 0), infoFor(m));
+    }
+    Q_EMIT modelLoadFailed(std::exchange(load_ticket_, 0),
+                           tr("the server %1 serves no model named '%2' (it serves: %3)").arg(server_.toString(), load_name_, names.join(", ")));
+}
+
+void RemoteDecodeEngine::onText(const QString& text) {
+    serve::ServerMessage m;
+    try {
+        m = serve::parse_server_message(text.toStdString());
+    } catch (const std::exception& e) {
+        if (run_) Q_EMIT runFailed(std::exchange(run_, 0), tr("the server sent something unreadable: %1").arg(QString::fromUtf8(e.what())));
+        return;
+    }
+    if (const auto* w = std::get_if<serve::Welcome>(&m)) {
+        greeted_ = true;
+        onWelcome(*w);
+        while (!outbox_.empty()) {
+            socket_.sendTextMessage(QString::fromStdString(outbox_.front()));
+            outbox_.pop_front();
+        }
+        return;
+    }
+    if (const auto* r = std::get_if<serve::Record>(&m)) {
+        if (quint64(r->run) != run_) return;  // a run replaced since
+        try {
+            if (r->kind == "header")
+                Q_EMIT runStarted(run_, std::make_shared<const dlm::TraceHeader>(dlm::trace_header_from_json(r->json)), {});
+            else if (r->kind == "step")
+                Q_EMIT stepReady(run_, std::make_shared<const dlm::StepTrace>(dlm::step_trace_from_json(r->json)));
+            else if (r->kind == "summary")
+                summary_ = std::make_shared<const dlm::TraceSummary>(dlm::trace_summary_from_json(r->json));
+        } catch (const std::exception& e) {
+            control("cancel");
+            Q_EMIT runFailed(std::exchange(run_, 0), tr("the server sent a bad trace record: %1").arg(QString::fromUtf8(e.what())));
+        }
+        return;
+    }
+    if (const auto* e = std::get_if<serve::RunEnded>(&m)) {
+        if (quint64(e->run) != run_) return;
+        run_ = 0;
+        if (e->end == serve::RunEnd::Failed) return Q_EMIT runFailed(e->run, QString::fromStdString(e->error));
+        Q_EMIT runFinished(e->run, summary_ ? summary_ : std::make_shared<const dlm::TraceSummary>(),
+                           e->end == serve::RunEnd::Cancelled);
+        return;
+    }
+    if (const auto* i = std::get_if<serve::Issues>(&m)) {
+        QVariantList issues;
+        for (const auto& x : i->issues)
+            issues.push_back(QVariantMap{{"severity", x.is_error() ? "error" : "warning"},
+                                         {"key", QString::fromStdString(x.key)},
+                                         {"message", QString::fromStdString(x.message)}});
+        return Q_EMIT validated(quint64(i->request), issues);
+    }
+    if (const auto* e = std::get_if<serve::ServerError>(&m)) {
+        // Before hello is answered, an error is the server refusing us (the token).
+        if (!greeted_) return failPending(tr("the server refused the connection: %1").arg(QString::fromStdString(e->message)));
+        if (e->run > 0 && quint64(e->run) == run_) Q_EMIT runFailed(std::exchange(run_, 0), QString::fromStdString(e->message));
+    }
+}
+
+void RemoteDecodeEngine::failPending(const QString& error) {
+    if (connect_ticket_) Q_EMIT serverFailed(std::exchange(connect_ticket_, 0), error);
+    if (load_ticket_) Q_EMIT modelLoadFailed(std::exchange(load_ticket_, 0), error);
+}
+
+void RemoteDecodeEngine::onClosed() {
+    QString why = socket_.closeReason();
+    if (why.isEmpty()) why = socket_.errorString();
+    const QString error = tr("lost the connection to %1: %2").arg(server_.toString(), why);
+    greeted_ = false;
+    outbox_.clear();
+    failPending(error);
+    if (run_) Q_EMIT runFailed(std::exchange(run_, 0), error + tr(" (the steps received are kept; Save trace… keeps them)"));
+    if (!model_.isEmpty()) {
+        model_.clear();
+        Q_EMIT connectionLost(error);
+    }
+}

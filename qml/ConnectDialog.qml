@@ -1,0 +1,92 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Dlmscope
+
+// "Connect to engine…": a dlmscope server (docs/server.md) by host, port and token; its models
+// are listed, and the one chosen loads as if it were local. Remote runs use the same grid, charts,
+// compare mode and files as local ones.
+Dialog {
+    id: dialog
+    objectName: "connectDialog"
+    title: qsTr("Connect to engine")
+    modal: true
+    standardButtons: Dialog.Close
+    width: 420
+    anchors.centerIn: parent
+
+    onOpened: {
+        hostField.text = App.model.serverHost
+        portField.value = App.model.serverPort
+        tlsCheck.checked = App.model.serverTls
+    }
+    Connections {
+        target: App.model
+        function onModelChanged() { if (App.model.loaded && App.model.remote && dialog.opened) dialog.close() }
+    }
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 6
+        Label {
+            text: qsTr("A dlmscope-server on a GPU machine. From another machine, tunnel it first: ssh -N -L 8765:127.0.0.1:8765 gpu-host, then connect to 127.0.0.1.")
+            wrapMode: Text.Wrap; color: Theme.dim; font.pixelSize: Theme.small
+            Layout.fillWidth: true
+        }
+        GridLayout {
+            columns: 2
+            Layout.fillWidth: true
+            Label { text: qsTr("Host"); color: Theme.dim }
+            TextField { id: hostField; objectName: "serverHost"; Layout.fillWidth: true; selectByMouse: true }
+            Label { text: qsTr("Port"); color: Theme.dim }
+            SpinBox {
+                id: portField
+                objectName: "serverPort"
+                from: 1; to: 65535; editable: true
+                Layout.fillWidth: true
+                // A port is a number, not a quantity: no thousands separator.
+                textFromValue: (value) => String(value)
+                valueFromText: (text) => parseInt(text, 10)
+            }
+            Label { text: qsTr("Token"); color: Theme.dim }
+            TextField {
+                id: tokenField
+                objectName: "serverToken"
+                echoMode: TextInput.Password
+                placeholderText: qsTr("only if the server has --token-file (not saved)")
+                Layout.fillWidth: true
+            }
+            Item { width: 1; height: 1 }
+            CheckBox { id: tlsCheck; text: qsTr("TLS (wss://)") }
+        }
+        Button {
+            objectName: "serverConnect"
+            text: App.model.connecting ? qsTr("Connecting…") : qsTr("Connect")
+            enabled: !App.model.connecting && hostField.text.trim() !== ""
+            onClicked: App.model.connectServer(hostField.text, portField.value, tokenField.text, tlsCheck.checked)
+        }
+        Label {
+            objectName: "serverError"
+            visible: App.model.serverError !== ""
+            text: App.model.serverError
+            color: Theme.error; wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+        RowLayout {
+            visible: App.model.serverModels.length > 0
+            Layout.fillWidth: true
+            ComboBox {
+                id: modelBox
+                objectName: "serverModelBox"
+                model: App.model.serverModels
+                Layout.fillWidth: true
+            }
+            Button {
+                objectName: "serverOpen"
+                text: App.model.loading ? qsTr("Opening…") : qsTr("Open")
+                enabled: !App.model.loading && modelBox.currentText !== ""
+                onClicked: App.model.loadFromServer(modelBox.currentText)
+            }
+        }
+    }
+}
