@@ -1,5 +1,7 @@
 // End to end on the embedded default model: the real controller, worker thread, engine and QML
 // window, offscreen. Skipped (with a message) while resources/models/tiny-mdlm is missing.
+#include <algorithm>
+
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QQmlApplicationEngine>
@@ -163,8 +165,21 @@ private Q_SLOTS:
             QCOMPARE(chart->property("points").toInt(), steps);
         }
 
-        // The middle of the decode: masked and active cells side by side.
-        c.runs()->setViewStep(steps / 2);
+        // Masked and active (and, under SureLock, locked) cells side by side: the step where the
+        // scarcest of them is most plentiful (how early a model settles is the model's business).
+        const bool surelock = c.runs()->run()->strategy() == "surelock";
+        int shown = steps / 2, best = -1;
+        for (int i = 0; i < steps; ++i) {
+            int masked = 0, active = 0, locked = 0;
+            for (const auto& p : c.runs()->run()->history().step(i).positions) {
+                masked += p.state == dlm::PosState::Masked;
+                active += p.state == dlm::PosState::Active;
+                locked += p.state == dlm::PosState::Locked;
+            }
+            const int scarcest = std::min({masked, active, surelock ? locked : masked});
+            if (scarcest > best) best = scarcest, shown = i;
+        }
+        c.runs()->setViewStep(shown);
         QTest::qWait(300);
         const QImage shot = w.window->grabWindow();
         QVERIFY(!shot.isNull());
