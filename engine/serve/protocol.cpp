@@ -281,10 +281,13 @@ ServerMessage parse_server_message(std::string_view text) {
     check_json_depth(text, "the server's message");
     const json m = parse_json_document(text, "the server's message");
     if (!m.is_object()) throw Error("the server sent something that is not a JSON object");
-    if (m.value("v", 0) != kProtocolVersion)
-        throw Error("the server speaks protocol version " + m.value("v", json()).dump() + "; this client speaks " +
-                    std::to_string(kProtocolVersion));
+    // A field of the wrong type anywhere (the version included) is the library's type_error:
+    // caught below and refused like any other malformed message.
     try {
+        const auto v = m.find("v");
+        if (v == m.end() || !v->is_number_integer() || v->get<int64_t>() != kProtocolVersion)
+            throw Error("the server speaks protocol version " + (v == m.end() ? std::string("(none)") : v->dump()) +
+                        "; this client speaks " + std::to_string(kProtocolVersion));
         const std::string type = m.value("type", "");
         if (type == "welcome") {
             Welcome w{m.value("server", ""), listings_from(m), {}};

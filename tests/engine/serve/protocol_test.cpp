@@ -113,6 +113,10 @@ TEST(ServeProtocol, ServerMessagesRoundTrip) {
     EXPECT_FALSE(is.issues[0].is_error());
     EXPECT_EQ(std::get<ServerError>(parse_server_message(error_message("bad", 3))).run, 3);
     EXPECT_THROW(parse_server_message(R"({"v":7,"type":"queued"})"), Error);
+    // Found by fuzz_server_protocol: a version of the wrong type escaped as a library exception.
+    EXPECT_THROW(parse_server_message(R"({"v":"_ long"})"), Error);
+    EXPECT_THROW(parse_server_message(R"({"v":1,"type":"queued","run":"x","position":1})"), Error);
+    EXPECT_THROW(parse_server_message(R"({"v":1,"type":"welcome","models":[{"name":5}],"limits":{}})"), Error);
     EXPECT_THROW(parse_server_message(R"({"v":1,"type":"queued"})"), Error);
 }
 
