@@ -14,6 +14,11 @@
 #include "decode/generation_defaults.h"
 #include "trace_ptr.h"
 
+// A model on a dlmscope server (ws:// or wss://), not a folder: the one place that tells them apart.
+inline bool isServerModel(const QString& location) {
+    return location.startsWith(QLatin1String("ws://")) || location.startsWith(QLatin1String("wss://"));
+}
+
 // What the GUI shows about the loaded model (a copyable value for queued signals).
 struct ModelInfo {
     QString name, dir, family, tokenizer, summary;

@@ -58,7 +58,7 @@ void ModelHost::save() const {
 }
 
 bool ModelHost::remote() const {
-    return loaded_ && (model_.dir.startsWith(QLatin1String("ws://")) || model_.dir.startsWith(QLatin1String("wss://")));
+    return loaded_ && isServerModel(model_.dir);
 }
 
 void ModelHost::connectServer(const QString& host, int port, const QString& token, bool tls) {

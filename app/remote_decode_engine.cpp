@@ -35,10 +35,6 @@ RemoteDecodeEngine::RemoteDecodeEngine(QObject* parent) : DecodeEngine(parent) {
 
 RemoteDecodeEngine::~RemoteDecodeEngine() { socket_.disconnect(this); }
 
-bool RemoteDecodeEngine::isRemote(const QString& location) {
-    return location.startsWith(QLatin1String("ws://")) || location.startsWith(QLatin1String("wss://"));
-}
-
 void RemoteDecodeEngine::open(const QUrl& server, const QString& token) {
     if (server == server_ && socket_.state() != QAbstractSocket::UnconnectedState && (token.isNull() || token == token_)) return;
     // The old connection's close is not a lost model.
@@ -56,7 +52,7 @@ void RemoteDecodeEngine::open(const QUrl& server, const QString& token) {
 
 void RemoteDecodeEngine::connectServer(quint64 ticket, const QString& url, const QString& token) {
     const QUrl u(url);
-    if (!u.isValid() || !isRemote(url) || u.host().isEmpty())
+    if (!u.isValid() || !isServerModel(url) || u.host().isEmpty())
         return Q_EMIT serverFailed(ticket, tr("'%1' is not a server address (ws://host:port or wss://host:port)").arg(url));
     connect_ticket_ = ticket;
     open(serverOf(u), token);

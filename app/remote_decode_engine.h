@@ -19,9 +19,6 @@ public:
     explicit RemoteDecodeEngine(QObject* parent = nullptr);
     ~RemoteDecodeEngine() override;
 
-    // A model location this engine serves: ws:// or wss://.
-    static bool isRemote(const QString& location);
-
     void connectServer(quint64 ticket, const QString& url, const QString& token) override;
     void loadModel(quint64 ticket, const QString& location, const QString& backend) override;
     void cancelLoad(quint64 ticket) override;

@@ -29,7 +29,7 @@ void RoutingDecodeEngine::connectServer(quint64 ticket, const QString& url, cons
 
 void RoutingDecodeEngine::loadModel(quint64 ticket, const QString& location, const QString& backend) {
     pending_ticket_ = ticket;
-    pending_ = RemoteDecodeEngine::isRemote(location) ? static_cast<DecodeEngine*>(&remote_) : &local_;
+    pending_ = isServerModel(location) ? static_cast<DecodeEngine*>(&remote_) : &local_;
     pending_->loadModel(ticket, location, backend);
 }
 
