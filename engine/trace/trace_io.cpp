@@ -12,6 +12,7 @@
 #include "util/error.h"
 #include "util/input_limits.h"
 #include "util/json_depth.h"
+#include "util/json_text.h"
 #include "util/text_file.h"
 
 namespace dlm {
@@ -22,18 +23,6 @@ using json = nlohmann::ordered_json;
 namespace {
 
 // ---- writing ---------------------------------------------------------------------------------
-
-// A float as the double whose shortest text is the float's shortest text (0.1f -> 0.1, not
-// 0.100000001490116), so files stay short and read back to the same float. NaN -> null.
-// std::to_chars gives the float's shortest round-trip text directly (a step has ~1,300 floats;
-// printing each at rising precisions until one read back cost a server 2 ms per step).
-json float_json(float f) {
-    if (!std::isfinite(f)) return nullptr;  // JSON has no NaN/inf; read back as NaN
-    char buf[32];
-    const auto end = std::to_chars(buf, buf + sizeof buf - 1, f).ptr;
-    *end = '\0';
-    return std::strtod(buf, nullptr);
-}
 
 // Doubles are written as is (nlohmann prints the shortest round-trip text); NaN/inf -> null.
 json double_json(double d) {
@@ -200,39 +189,58 @@ std::string trace_header_to_json(const TraceHeader& h) {
     return dump(j);
 }
 
+// Written as text directly, not through a JSON tree: the server writes one of these per step and a
+// 1024-position record holds ~10,000 values. The bytes are what the tree's dump() gave
+// (trace_io_test compares the two).
 std::string step_trace_to_json(const StepTrace& s) {
-    json j;
-    j["type"] = "step";
-    j["step"] = s.step;
-    j["block"] = s.block;
-    j["strategy"] = s.strategy;
-    j["wall_ms"] = double_json(s.wall_ms);
-    j["rows_computed"] = s.rows_computed;
-    j["rows_total"] = s.rows_total;
-    j["paper_flops"] = double_json(s.paper_flops);
-    j["paper_flops_dense"] = double_json(s.paper_flops_dense);
-    j["lm_head_flops"] = double_json(s.lm_head_flops);
-    j["guider_flops"] = double_json(s.guider_flops);
-    j["newly_unmasked"] = s.newly_unmasked;
-    j["counters"] = counters_json(s.counters);
-    json positions = json::array();
-    for (const PositionTrace& p : s.positions) {
-        json jp;
-        jp["pos"] = p.pos;
-        jp["state"] = pos_state_name(p.state);
-        jp["event"] = pos_event_name(p.event);
-        jp["token"] = p.token;
-        jp["text"] = p.text;
-        jp["confidence"] = float_json(p.confidence);
-        jp["entropy"] = float_json(p.entropy);
-        jp["kl"] = float_json(p.kl);
-        json top = json::array();
-        for (const Candidate& c : p.top) top.push_back({{"id", c.id}, {"p", float_json(c.p)}, {"text", c.text}});
-        jp["top"] = std::move(top);
-        positions.push_back(std::move(jp));
+    namespace jt = json_text;
+    std::string o;
+    o.reserve(256 + s.positions.size() * 360);
+    o += "{\"type\":\"step\",";
+    jt::append_key(o, "step"), jt::append_int(o, s.step), o += ',';
+    jt::append_key(o, "block"), jt::append_int(o, s.block), o += ',';
+    jt::append_key(o, "strategy"), jt::append_string(o, s.strategy), o += ',';
+    jt::append_key(o, "wall_ms"), jt::append_double(o, s.wall_ms), o += ',';
+    jt::append_key(o, "rows_computed"), jt::append_int(o, s.rows_computed), o += ',';
+    jt::append_key(o, "rows_total"), jt::append_int(o, s.rows_total), o += ',';
+    jt::append_key(o, "paper_flops"), jt::append_double(o, s.paper_flops), o += ',';
+    jt::append_key(o, "paper_flops_dense"), jt::append_double(o, s.paper_flops_dense), o += ',';
+    jt::append_key(o, "lm_head_flops"), jt::append_double(o, s.lm_head_flops), o += ',';
+    jt::append_key(o, "guider_flops"), jt::append_double(o, s.guider_flops), o += ',';
+    jt::append_key(o, "newly_unmasked"), jt::append_int(o, s.newly_unmasked), o += ',';
+    jt::append_key(o, "counters"), o += '{';
+    for (auto it = s.counters.begin(); it != s.counters.end(); ++it) {
+        if (it != s.counters.begin()) o += ',';
+        jt::append_string(o, it->first), o += ':', jt::append_double(o, it->second);
     }
-    j["positions"] = std::move(positions);
-    return dump(j);
+    o += "},";
+    jt::append_key(o, "positions"), o += '[';
+    for (size_t i = 0; i < s.positions.size(); ++i) {
+        const PositionTrace& p = s.positions[i];
+        if (i) o += ',';
+        o += '{';
+        jt::append_key(o, "pos"), jt::append_int(o, p.pos), o += ',';
+        jt::append_key(o, "state"), jt::append_string(o, pos_state_name(p.state)), o += ',';
+        jt::append_key(o, "event"), jt::append_string(o, pos_event_name(p.event)), o += ',';
+        jt::append_key(o, "token"), jt::append_int(o, p.token), o += ',';
+        jt::append_key(o, "text"), jt::append_string(o, p.text), o += ',';
+        jt::append_key(o, "confidence"), jt::append_float(o, p.confidence), o += ',';
+        jt::append_key(o, "entropy"), jt::append_float(o, p.entropy), o += ',';
+        jt::append_key(o, "kl"), jt::append_float(o, p.kl), o += ',';
+        jt::append_key(o, "top"), o += '[';
+        for (size_t k = 0; k < p.top.size(); ++k) {
+            const Candidate& c = p.top[k];
+            if (k) o += ',';
+            o += '{';
+            jt::append_key(o, "id"), jt::append_int(o, c.id), o += ',';
+            jt::append_key(o, "p"), jt::append_float(o, c.p), o += ',';
+            jt::append_key(o, "text"), jt::append_string(o, c.text);
+            o += '}';
+        }
+        o += "]}";
+    }
+    o += "]}";
+    return o;
 }
 
 std::string trace_summary_to_json(const TraceSummary& s) {

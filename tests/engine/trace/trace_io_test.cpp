@@ -2,10 +2,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <unistd.h>
 
@@ -191,6 +195,97 @@ TEST(Trace, WriteReadRoundTrip) {
     EXPECT_EQ(f.summary->tokens_unmasked, 6);
     EXPECT_EQ(f.summary->counters, sample_summary().counters);
     EXPECT_DOUBLE_EQ(f.summary->wall_s, 0.0246);
+}
+
+// The reference for the direct writer: the same record built as a JSON tree and dumped by the
+// library, as trace files were written before. Both must give the same bytes.
+std::string step_via_json_tree(const StepTrace& s) {
+    using json = nlohmann::ordered_json;
+    auto num = [](double d) -> json { return std::isfinite(d) ? json(d) : json(nullptr); };
+    auto flt = [](float f) -> json {
+        if (!std::isfinite(f)) return nullptr;
+        char buf[32];
+        *std::to_chars(buf, buf + 31, f).ptr = '\0';
+        return std::strtod(buf, nullptr);
+    };
+    json j;
+    j["type"] = "step";
+    j["step"] = s.step;
+    j["block"] = s.block;
+    j["strategy"] = s.strategy;
+    j["wall_ms"] = num(s.wall_ms);
+    j["rows_computed"] = s.rows_computed;
+    j["rows_total"] = s.rows_total;
+    j["paper_flops"] = num(s.paper_flops);
+    j["paper_flops_dense"] = num(s.paper_flops_dense);
+    j["lm_head_flops"] = num(s.lm_head_flops);
+    j["guider_flops"] = num(s.guider_flops);
+    j["newly_unmasked"] = s.newly_unmasked;
+    json counters = json::object();
+    for (const auto& [k, v] : s.counters) counters[k] = num(v);
+    j["counters"] = counters;
+    json positions = json::array();
+    for (const PositionTrace& p : s.positions) {
+        json jp;
+        jp["pos"] = p.pos;
+        jp["state"] = pos_state_name(p.state);
+        jp["event"] = pos_event_name(p.event);
+        jp["token"] = p.token;
+        jp["text"] = p.text;
+        jp["confidence"] = flt(p.confidence);
+        jp["entropy"] = flt(p.entropy);
+        jp["kl"] = flt(p.kl);
+        json top = json::array();
+        for (const Candidate& c : p.top) top.push_back({{"id", c.id}, {"p", flt(c.p)}, {"text", c.text}});
+        jp["top"] = top;
+        positions.push_back(jp);
+    }
+    j["positions"] = positions;
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+TEST(Trace, StepRecordsAreTheBytesAJsonTreeGives) {
+    const std::vector<std::string> texts = {
+        "", "plain", "quote \" back \\ slash", "\n\r\t\b\f", std::string("nul\0byte", 8), "\x01\x1f\x7f",
+        "ünïcødé 🙂", "\x80", "abc\xe2\x82", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf0\x9f\x99",
+        "\xe0\x80\xaf", "\xef\xbf\xbf", "\xf4\x8f\xbf\xbf", "ok\xff", "\xc2\xa0"};
+    const std::vector<double> doubles = {0.0, -0.0, 1.0, 2.5, 1e-5, 1e-4, 0.0001234, 1e15, 1e16, 1e21,
+                                         123456789012.0, 4.5205e12 + 0.125, 5e-324, 1.7976931348623157e308,
+                                         -3.25, std::nan(""), INFINITY, -INFINITY};
+    std::mt19937 rng(7);
+    auto pick_float = [&]() -> float {
+        switch (rng() % 6) {
+            case 0: return kNaN;
+            case 1: return static_cast<float>(doubles[rng() % doubles.size()]);
+            case 2: return std::ldexp(static_cast<float>(rng() % 100000) / 100000.f, -static_cast<int>(rng() % 40));
+            case 3: return 1.0f;
+            case 4: return static_cast<float>(rng() % 1000) * 0.001f;
+            default: return std::bit_cast<float>(static_cast<uint32_t>(rng()));
+        }
+    };
+    for (int round = 0; round < 200; ++round) {
+        StepTrace s = sample_step(round);
+        s.strategy = texts[rng() % texts.size()];
+        s.wall_ms = doubles[rng() % doubles.size()];
+        s.paper_flops = doubles[rng() % doubles.size()];
+        s.guider_flops = std::bit_cast<double>(static_cast<uint64_t>(rng()) << 32 | rng());
+        s.newly_unmasked = static_cast<int>(rng()) - (1 << 30);
+        s.counters[texts[rng() % texts.size()]] = doubles[rng() % doubles.size()];
+        for (PositionTrace& p : s.positions) {
+            p.text = texts[rng() % texts.size()];
+            p.confidence = pick_float();
+            p.entropy = pick_float();
+            p.kl = pick_float();
+            p.token = static_cast<int32_t>(rng());
+            for (Candidate& c : p.top) {
+                c.text = texts[rng() % texts.size()];
+                c.p = pick_float();
+            }
+        }
+        if (round % 10 == 0) s.positions.clear();
+        if (round % 7 == 0) s.counters.clear();
+        ASSERT_EQ(step_trace_to_json(s), step_via_json_tree(s)) << "round " << round;
+    }
 }
 
 TEST(Trace, FileRoundTripWithoutSummary) {
