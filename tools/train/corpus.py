@@ -26,6 +26,8 @@ import json
 import os
 import random
 
+import phrasing
+
 # ---------------------------------------------------------------- vocab lists
 NAMES = ["Tom", "Mia", "Sam", "Lily", "Ben", "Anna", "Leo", "Emma", "Noah", "Zoe",
          "Jack", "Lucy", "Omar", "Nina", "Ravi", "Sara", "Ivan", "Maya", "Eli", "Rosa",
@@ -176,6 +178,9 @@ COLUMN_STYLE = False
 # addition, 4 for addition4 and subtraction, 2 for multiplication), so every digit's place is
 # the same in every example of a family.
 ALIGNED = ""
+# Share of training questions worded by phrasing.py instead of a fixed template (0 = the templates
+# only, the stream the first stages were trained on).
+VARIED_WORDING = 0.0
 
 
 def aligned(x, width):
@@ -460,20 +465,26 @@ SCORED = ["addition", "addition4", "subtraction", "word_problem", "sorting", "co
 
 def make_example(family, rng, split):
     """Draw one example of `family` whose content key falls in `split`.
-    split in {"train","val","test","heldout"}; heldout draws test-bucket keys
+    split in {"train","val","test","heldout","heldout_val"}; heldout draws test-bucket keys
     and held-out templates."""
     keygen, tpls, nh, render, _ = FAMILIES[family]
-    want = "test" if split == "heldout" else split
+    # "heldout_val": validation content under the held-out templates, the training-time probe of
+    # unseen wordings that never looks at test content.
+    want = {"heldout": "test", "heldout_val": "val"}.get(split, split)
     for _ in range(1000):
         key, p = keygen(rng)
         if family == "story" or bucket_of(family, key) == want:
             break
-    if split == "heldout":
+    if split.startswith("heldout"):
         ti = len(tpls) - nh + rng.randrange(nh)
     else:
         ti = rng.randrange(len(tpls) - nh)
     pp = wp_prep(p) if family == "word_problem" else p
     prompt = tpls[ti](pp)
+    # Only training draws the composed wordings: the test and held-out files stay as committed.
+    if VARIED_WORDING and split in ("train", "val") and family in phrasing.COMPOSERS \
+            and rng.random() < VARIED_WORDING:
+        prompt, ti = phrasing.COMPOSERS[family](pp, rng), -1
     resp, ans = render(p, rng)
     return {"family": family, "prompt": prompt, "response": resp, "answer": ans, "tpl": ti}
 

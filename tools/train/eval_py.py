@@ -79,24 +79,25 @@ def run(model_dir, split, per_family=0, gen=None, show=0, batch=64, families=Non
     return score(model, cfg["model_type"], rows, per_family, gen, show, batch, families, device)
 
 
-def val_rows(per_family, seed=2024, families=None):
-    """A fixed sample of the validation split (never the test split): the learning-curve probe."""
+def val_rows(per_family, seed=2024, families=None, split="val"):
+    """A fixed sample of the validation split (never the test split): the learning-curve probe.
+    split="heldout_val" words the same kind of content with the held-out templates."""
     rows = []
     for fi, fam in enumerate(corpus.SCORED):
         if families and fam not in families:
             continue
         rng = random.Random(seed * 100 + fi)
         for _ in range(per_family):
-            ex = corpus.make_example(fam, rng, "val")
+            ex = corpus.make_example(fam, rng, split)
             rows.append({"family": fam, "prompt": ex["prompt"], "answer": ex["answer"],
                          "gen_length": corpus.GEN_LENGTH[fam]})
     return rows
 
 
-def accuracy_by_family(model, kind, per_family=50, device="cpu", families=None):
-    """Greedy accuracy per family of a model being trained, on val_rows(per_family)."""
-    res, _ = score(model, "llada" if kind == "mdlm" else "qwen2", val_rows(per_family, families=families), batch=256,
-                   device=device)
+def accuracy_by_family(model, kind, per_family=50, device="cpu", families=None, split="val"):
+    """Greedy accuracy per family of a model being trained, on val_rows(per_family, split=split)."""
+    res, _ = score(model, "llada" if kind == "mdlm" else "qwen2",
+                   val_rows(per_family, families=families, split=split), batch=256, device=device)
     return {f: v["acc"] for f, v in res.items()}
 
 

@@ -285,7 +285,11 @@ def main():
                     help="worked arithmetic lines (corpus.ALIGNED): fixed (the embedded models' form) = zero-padded "
                     "to the family's widest operand (074 + 064 = 0138); max = to the wider operand (023 + 516 = "
                     "0539); plain = as the numbers are (74 + 64 = 138)")
+    ap.add_argument("--varied-wording", type=float, default=0.0, metavar="SHARE",
+                    help="share of training questions worded by tools/train/phrasing.py instead of a fixed "
+                    "template (0 = templates only); the learning curve then adds the held-out wordings")
     a = ap.parse_args()
+    corpus.VARIED_WORDING = a.varied_wording
     corpus.ALIGNED = "" if a.aligned_arithmetic == "plain" else a.aligned_arithmetic
     C.keep_freed_memory()
 
@@ -373,10 +377,14 @@ def main():
         import eval_py
         model.eval()
         with autocast():
-            acc = eval_py.accuracy_by_family(model, a.model, per_family=a.curve_per_family, device=dev,
-                                             families=[f for f in a.curve_families.split(",") if f] or None)
+            fams = [f for f in a.curve_families.split(",") if f] or None
+            acc = eval_py.accuracy_by_family(model, a.model, per_family=a.curve_per_family, device=dev, families=fams)
+            if a.varied_wording:  # then the curve also follows the wordings training never shows
+                held = eval_py.accuracy_by_family(model, a.model, per_family=a.curve_per_family, device=dev,
+                                                  families=fams, split="heldout_val")
+                acc.update({f"heldout_{f}": v for f, v in held.items()})
         model.train()
-        new = not os.path.exists(curve_path) or step <= a.curve_every
+        new = not os.path.exists(curve_path) or step == 0
         with open(curve_path, "w" if new else "a") as f:
             if new:
                 f.write("step,examples_seen,elapsed_s," + ",".join(sorted(acc)) + "\n")
@@ -395,6 +403,8 @@ def main():
             export.export(ck, a.out)
         print(f"checkpoint step {step} -> {ck}" + (f" (exported to {a.out})" if a.out else ""), flush=True)
 
+    if a.curve_every and step == 0 and not a.bench:
+        curve_point()  # where the curve starts: the initial weights' accuracy
     model.train()
     run_loss, run_ce, last_ck = None, None, time.time()
     t0 = time.time()

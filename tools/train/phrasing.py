@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Varied wordings of the training questions, composed from parts.
+
+A family's fixed templates (corpus.py) are only a handful of sentences; a 2M-parameter model trained
+on them learns where each template puts its numbers instead of reading the question, and fails on
+any other wording. Composing openers, verbs, question forms, small stories and closers gives each
+family thousands of surface forms, so the only thing that stays fixed is the content.
+
+The wordings of the held-out templates and of resources/eval/paraphrase.jsonl stay out of training:
+HELD_OUT_PHRASES lists their distinctive phrases, no composed prompt may contain one, and
+`phrasing.py --check` (run by ctest) samples every composer to prove it.
+
+Each composer takes the example's parameters (as corpus.make_example prepares them) and an rng and
+returns the prompt. The response is rendered from the same parameters, so its form never changes.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+OPENERS = ["", "", "", "", "", "Hi! ", "Hello. ", "Quick question: ", "Question: ", "Math: ",
+           "Can you help? ", "Help me with this. ", "Hey, ", "Try this one. ", "Homework: ",
+           "Easy one: ", "Next: ", "Please answer. ", "Here is a problem. ", "Ok. "]
+CLOSERS = ["", "", "", "", " Show your work.", " Answer with a number.", " Thanks.", " Thank you!",
+           " Please.", " Be careful."]
+THINGS = ["coins", "stamps", "shells", "beads", "pencils", "blocks", "buttons", "rocks", "seeds",
+          "toys", "points", "cars", "eggs", "leaves", "nails", "tickets", "bricks", "cups", "boxes",
+          "letters", "songs", "steps", "miles", "pages", "photos"]
+NAMES = ["Tom", "Mia", "Sam", "Lily", "Ben", "Anna", "Leo", "Emma", "Noah", "Zoe", "Jack", "Lucy"]
+HE = {"Tom", "Sam", "Ben", "Leo", "Noah", "Jack"}
+
+
+def pron(name):
+    return "he" if name in HE else "she"
+
+
+def wrap(sentence, rng):
+    """Opener + sentence + closer; after "Hey, " the sentence goes on in lower case."""
+    opener = rng.choice(OPENERS)
+    if opener.endswith(", ") and not sentence.startswith("I "):
+        sentence = sentence[0].lower() + sentence[1:]
+    else:
+        sentence = sentence[0].upper() + sentence[1:]
+    return (opener + sentence + rng.choice(CLOSERS)).strip()
+
+
+def finish(core, rng, mark):
+    """A question core with its closing mark, sometimes left off, inside wrap()."""
+    return wrap(core + ("" if rng.random() < 0.1 else mark), rng)
+
+
+# ------------------------------------------------------------------------------- arithmetic
+ADD_CORES = [
+    ("what is {a} + {b}", "?"), ("what is {a} plus {b}", "?"), ("what's {a} + {b}", "?"),
+    ("what's {a} plus {b}", "?"), ("compute {a} + {b}", "."), ("compute {a} plus {b}", "."),
+    ("calculate {a} + {b}", "."), ("calculate the sum of {a} and {b}", "."),
+    ("find the sum of {a} and {b}", "."), ("find {a} + {b}", "."), ("add {a} and {b}", "."),
+    ("add {a} plus {b}", "."), ("what does {a} + {b} equal", "?"), ("what does {a} plus {b} make", "?"),
+    ("{a} + {b}", "?"), ("{a} + {b} =", ""), ("{a} plus {b} is what", "?"), ("solve {a} + {b}", "."),
+    ("evaluate {a} + {b}", "."), ("sum of {a} and {b}", "?"), ("{a} and {b} summed", "?"),
+    ("the sum {a} + {b} is", "?"), ("how much is {a} + {b}", "?"), ("give the sum of {a} and {b}", "."),
+    ("what do {a} and {b} make together", "?"), ("please add {a} and {b}", "."),
+    ("I need {a} + {b}", "."), ("could you compute {a} plus {b}", "?"),
+    ("{a} plus {b} equals", "?"), ("what is the answer to {a} + {b}", "?"),
+]
+ADD_STORIES = [
+    "{n} has {a} {t} and gets {b} more. How many {t} does {p} have now?",
+    "There are {a} {t} in one box and {b} {t} in another. How many {t} are there altogether?",
+    "{n} collected {a} {t} on Monday and {b} on Tuesday. How many {t} did {p} collect?",
+    "A shelf holds {a} {t}. Someone puts {b} more on it. How many {t} are on the shelf?",
+    "{n} had {a} {t}. Then {p} was given {b} more. How many {t} does {p} have?",
+    "A team scored {a} points and then {b} points. What is the total score?",
+    "{n} walked {a} steps and then {b} more steps. How many steps was that?",
+]
+
+
+def arithmetic_composer(cores, stories):
+    """A fifth of the questions as a small story, the rest a question core inside wrap()."""
+    def compose(p, rng):
+        if rng.random() < 0.2:
+            n = rng.choice(NAMES)
+            return wrap(rng.choice(stories).format(a=p["a"], b=p["b"], n=n, p=pron(n), t=rng.choice(THINGS)), rng)
+        core, mark = rng.choice(cores)
+        return finish(core.format(a=p["a"], b=p["b"]), rng, mark)
+    return compose
+
+
+SUB_CORES = [
+    ("what is {a} - {b}", "?"), ("what is {a} minus {b}", "?"), ("what's {a} - {b}", "?"),
+    ("what's {a} minus {b}", "?"), ("compute {a} - {b}", "."), ("compute {a} minus {b}", "."),
+    ("calculate {a} - {b}", "."), ("calculate {a} minus {b}", "."), ("find {a} - {b}", "."),
+    ("find the difference between {a} and {b}", "."), ("subtract {b} from {a}", "."),
+    ("what is {b} subtracted from {a}", "?"), ("{a} - {b}", "?"), ("{a} - {b} =", ""),
+    ("{a} minus {b} is what", "?"), ("solve {a} - {b}", "."), ("evaluate {a} - {b}", "."),
+    ("what does {a} - {b} equal", "?"), ("how much is {a} minus {b}", "?"),
+    ("the difference {a} - {b} is", "?"), ("please subtract {b} from {a}", "."),
+    ("what is the difference of {a} and {b}", "?"), ("I need {a} - {b}", "."),
+    ("{a} minus {b} equals", "?"), ("what is the answer to {a} - {b}", "?"),
+]
+SUB_STORIES = [
+    "{n} has {a} {t} and loses {b} of them. How many {t} does {p} have now?",
+    "There were {a} {t} in a box. {n} used {b} of them. How many {t} are in the box now?",
+    "A shop had {a} {t} and sold {b}. How many {t} does the shop have now?",
+    "{n} needs {a} {t} and already has {b}. How many more {t} does {p} need?",
+    "A road is {a} miles long. {n} has driven {b} miles. How many miles are to go?",
+]
+
+
+MUL_CORES = [
+    ("what is {a} * {b}", "?"), ("what is {a} times {b}", "?"), ("compute {a} * {b}", "."),
+    ("calculate {a} times {b}", "."), ("multiply {a} by {b}", "."), ("{a} * {b}", "?"),
+    ("{a} * {b} =", ""), ("{a} times {b} is what", "?"), ("find {a} * {b}", "."),
+    ("what does {a} times {b} equal", "?"), ("how much is {a} * {b}", "?"), ("solve {a} * {b}", "."),
+    ("{a} lots of {b}", "?"), ("what are {a} groups of {b}", "?"),
+]
+
+
+def compose_mul(p, rng):
+    core, mark = rng.choice(MUL_CORES)
+    return finish(core.format(a=p["a"], b=p["b"]), rng, mark)
+
+
+# ------------------------------------------------------------------------------- word problems
+ITEM_FORMS = ["{q} {w} at ${pr} each", "{q} {w} at ${pr} each", "{q} {w} for ${pr} each",
+              "{q} {w} costing ${pr} each", "{q} {w} that cost ${pr} each",
+              "{q} {w} priced at ${pr} each", "{q} {w} at ${pr} apiece", "{q} {w} (${pr} each)"]
+WP_SENTENCES = [
+    "{N} buys {I}.", "{N} bought {I}.", "{N} gets {I} at the {S}.", "At the {S}, {N} buys {I}.",
+    "{N} goes to the {S} and buys {I}.", "{N} takes home {I} from the {S}.", "{N} pays for {I}.",
+    "{N} grabs {I} at the {S}.", "{N} selects {I}.", "On Monday {N} bought {I} at the {S}.",
+    "{N} needs {I}.", "{N} wants {I} from the {S}.",
+]
+WP_QUESTIONS = [
+    "How much does {N} spend?", "How much did {P} spend?", "What is the total?",
+    "What is the total cost?", "How many dollars is that in total?", "What does {N} pay?",
+    "How much does it all cost?", "How much does {P} owe?", "What is the final amount?",
+    "Find the total.", "How much is spent altogether?", "What is the cost in total?",
+    "How much does {N} spend in total?", "What does the shopping cost?", "How many dollars does {P} spend?",
+]
+WP_QUESTION_FIRST = [
+    "How much does {N} spend on {I}?", "What do {I} cost in total?", "What is the total cost of {I}?",
+    "How much must {N} pay for {I} at the {S}?", "{N} buys {I}: how much is that?",
+]
+
+
+def join_items(phr, rng):
+    if len(phr) == 1:
+        return phr[0]
+    style = rng.random()
+    if style < 0.6:
+        return ", ".join(phr[:-1]) + " and " + phr[-1]
+    if style < 0.8 and len(phr) > 2:
+        return ", ".join(phr[:-1]) + ", and " + phr[-1]
+    return ", ".join(phr[:-1]) + " plus " + phr[-1]
+
+
+def compose_wp(p, rng):
+    form = rng.choice(ITEM_FORMS)
+    phr = [form.format(q=q, w=sing if q == 1 else plur, pr=price) for sing, plur, q, price in p["rows"]]
+    items = join_items(phr, rng)
+    name = p["name"]
+    fill = dict(N=name, P=p["pl"], I=items, S=p["store"])
+    if rng.random() < 0.2:
+        s = rng.choice(WP_QUESTION_FIRST).format(**fill)
+    else:
+        s = rng.choice(WP_SENTENCES).format(**fill) + " " + rng.choice(WP_QUESTIONS).format(**fill)
+    return wrap(s, rng)
+
+
+# ------------------------------------------------------------------------------- sorting
+ORDER_WORDS = {
+    "ascending": ["in ascending order", "from smallest to largest", "from least to greatest",
+                  "from small to big", "smallest first", "from low to high", "in ascending order"],
+    "descending": ["in descending order", "from largest to smallest", "from greatest to least",
+                   "from big to small", "largest first", "from high to low", "in descending order"],
+}
+SORT_VERBS = ["sort", "order", "arrange", "put", "list", "write", "rearrange", "organize"]
+SORT_FORMS = [
+    "{V} {X} {O}.", "{V} these numbers {O}: {X}.", "{X}: {v} them {O}.", "Numbers: {X}. {V} them {O}.",
+    "I have {X}. {V} them {O}, please.", "{V} the list {X} {O}.", "Please {v} {X} {O}.",
+    "{V} {O}: {X}", "Given {X}, {v} them {O}.",
+]
+
+
+def compose_sort(p, rng):
+    xs = p["xs"]
+    sep = ", " if rng.random() < 0.85 else rng.choice([" ", "; ", ","])
+    verb = rng.choice(SORT_VERBS)
+    s = rng.choice(SORT_FORMS).format(V=verb.capitalize(), v=verb, X=sep.join(str(x) for x in xs),
+                                      O=rng.choice(ORDER_WORDS[p["ord"]]))
+    return wrap(s, rng)
+
+
+# ------------------------------------------------------------------------------- counting
+WORD_FORMS = [
+    "How many words are in \"{s}\"?", "How many words does the sentence \"{s}\" have?",
+    "Count the words of \"{s}\".", "\"{s}\" How many words is that?", "Words in \"{s}\": how many?",
+    "How many words make up \"{s}\"?", "Count how many words are in the sentence \"{s}\".",
+    "In \"{s}\", how many words are there?", "Please count the words: \"{s}\"",
+]
+LETTER_FORMS = [
+    "How many \"{c}\" are in \"{s}\"?", "How many times is the letter \"{c}\" in \"{s}\"?",
+    "Count each \"{c}\" in \"{s}\".", "Letter \"{c}\": how many are in \"{s}\"?",
+    "In \"{s}\", count the letter \"{c}\".", "How many letters \"{c}\" does \"{s}\" have?",
+    "Count the \"{c}\" letters in the text \"{s}\".", "\"{s}\" has how many \"{c}\" letters?",
+]
+
+
+def compose_count(p, rng):
+    if p["mode"] == "w":
+        s = rng.choice(WORD_FORMS).format(s=p["sent"])
+    else:
+        s = rng.choice(LETTER_FORMS).format(s=p["sent"], c=p["ch"])
+    return wrap(s, rng)
+
+
+compose_add = arithmetic_composer(ADD_CORES, ADD_STORIES)
+compose_sub = arithmetic_composer(SUB_CORES, SUB_STORIES)
+COMPOSERS = {"addition": compose_add, "addition4": compose_add, "subtraction": compose_sub,
+             "multiplication": compose_mul, "word_problem": compose_wp, "sorting": compose_sort,
+             "counting": compose_count}
+
+# The distinctive phrases of the held-out templates and the hand-written paraphrases: training
+# never shows them, so those two splits measure wordings the model has not seen.
+HELD_OUT_PHRASES = [
+    "if you add", "work out", "total of", "take away", "taken", "away from", "how much bigger", "product of",
+    "if one costs", "spent a day", "came home", "total bill", "total price", "rewrite", "here is a list",
+    "can you list", "word count", "how often", "occur", "add up", "increased", "adding", "onto",
+    "sum up", "for me", "together make", "determine", "combined", "more than", "receives",
+    "marbles", "library", "what number", "gave away", "still have", "what remains", "exceed", "reduce",
+    "remove", "left", "lowest", "highest", "biggest", "starting with", "so that", "decreasing",
+    "increase", "number of words", "contain", "phrase", "show up", "count of", "letters the text",
+    "picks up", "in all", "orders", "bill", "chooses", "must she pay", "for a party",
+    "price of everything", "shopping:", "how much money is that", "cost together", "rank", "reorder",
+    "melons", "balloons", "rulers", "cards", "purchases",
+]
+
+
+def norm(s):
+    return re.sub(r"\d+", "0", s.lower())
+
+
+def check(n=4000, seed=5):
+    """Sample every composer; fail on any held-out phrase or any prompt equal to a held-out one."""
+    import corpus
+    rng = random.Random(seed)
+    held = set()
+    for name in ("heldout.jsonl", "paraphrase.jsonl"):
+        for line in open(os.path.join(HERE, "..", "..", "resources", "eval", name)):
+            held.add(norm(json.loads(line)["prompt"]))
+    bad = []
+    for fam, compose in COMPOSERS.items():
+        for _ in range(n):
+            key, p = corpus.FAMILIES[fam][0](rng)
+            pp = corpus.wp_prep(p) if fam == "word_problem" else p
+            prompt = compose(pp, rng)
+            low = re.sub(r'"[^"]*"', '""', prompt.lower())  # the wording, not a quoted sentence
+            hits = [ph for ph in HELD_OUT_PHRASES if re.search(r"\b" + re.escape(ph) + r"\b", low)]
+            if hits or norm(prompt) in held:
+                bad.append((fam, prompt, hits))
+    for fam, prompt, hits in bad[:20]:
+        print(f"{fam}: {prompt!r} uses held-out wording {hits or '(a whole held-out prompt)'}")
+    print(f"{len(COMPOSERS) * n} composed prompts checked, {len(bad)} use held-out wording")
+    return not bad
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--check", action="store_true", help="prove no composed prompt uses held-out wording")
+    ap.add_argument("--show", default="", help="print composed prompts of this family")
+    a = ap.parse_args()
+    sys.path.insert(0, HERE)
+    if a.show:
+        import corpus
+        rng = random.Random(1)
+        for _ in range(12):
+            _, p = corpus.FAMILIES[a.show][0](rng)
+            print(COMPOSERS[a.show](corpus.wp_prep(p) if a.show == "word_problem" else p, rng))
+    if a.check:
+        sys.exit(0 if check() else 1)
+
+
+if __name__ == "__main__":
+    main()
