@@ -53,6 +53,12 @@ public:
     virtual void stepOnce() = 0;   // exactly one step of a paused run
     virtual void cancelRun() = 0;  // ends the run at the next step boundary, paused or not
     virtual void validate(quint64 requestId, const QString& prompt, const QVariantMap& settings, bool chat) = 0;
+    // A run on the model the *other* engine still holds: the local folder loaded before a server
+    // model was chosen, or the reverse (otherModelChanged names it). It puts a local run and a
+    // remote one side by side in compare mode. Pause, step and cancel then go to that run.
+    virtual void startRunOnOtherModel(quint64 runId, const QString& prompt, const QVariantMap& settings, bool chat) {
+        Q_EMIT runFailed(runId, tr("this engine holds one model only"));
+    }
     // A dlmscope server (ws:// or wss:// URL): connect, present the token, list its models.
     // Answers serverConnected or serverFailed. An engine that cannot reach servers says so.
     virtual void connectServer(quint64 ticket, const QString& url, const QString& token) {
@@ -72,4 +78,6 @@ Q_SIGNALS:
     void serverFailed(quint64 ticket, const QString& error);
     // The server holding the loaded model went away (a run under way has failed first).
     void connectionLost(const QString& error);
+    // The model startRunOnOtherModel runs on: its folder or ws[s]:// location; empty when none.
+    void otherModelChanged(const QString& location);
 };

@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 #include <QSettings>
+#include <QUrl>
 
 #include "backends/backend_factory.h"
 #include "local_path.h"
@@ -30,6 +31,11 @@ ModelHost::ModelHost(DecodeEngine* engine, bool persist, QObject* parent)
     connect(engine_, &DecodeEngine::modelLoaded, this, &ModelHost::onLoaded);
     connect(engine_, &DecodeEngine::modelLoadFailed, this, &ModelHost::onLoadFailed);
     connect(engine_, &DecodeEngine::connectionLost, this, &ModelHost::onConnectionLost);
+    connect(engine_, &DecodeEngine::otherModelChanged, this, [this](const QString& location) {
+        if (location == other_model_) return;
+        other_model_ = location;
+        Q_EMIT otherModelChanged();
+    });
     connect(engine_, &DecodeEngine::serverConnected, this, [this](quint64 ticket, const QString& url, const QStringList& models) {
         if (ticket != server_ticket_) return;
         connecting_ = false;
@@ -59,6 +65,13 @@ void ModelHost::save() const {
 
 bool ModelHost::remote() const {
     return loaded_ && isServerModel(model_.dir);
+}
+
+QString ModelHost::describe(const QString& location) {
+    if (location.isEmpty()) return {};
+    if (!isServerModel(location)) return tr("%1 (local)").arg(QFileInfo(location).fileName());
+    const QUrl url(location);
+    return tr("%1 on %2://%3:%4").arg(url.path().section('/', -1), url.scheme(), url.host()).arg(url.port());
 }
 
 void ModelHost::connectServer(const QString& host, int port, const QString& token, bool tls) {

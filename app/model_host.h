@@ -44,6 +44,10 @@ class ModelHost : public QObject {
     Q_PROPERTY(QStringList serverModels READ serverModels NOTIFY serverChanged)
     Q_PROPERTY(QString serverError READ serverError NOTIFY serverChanged)
     Q_PROPERTY(bool canReconnect READ canReconnect NOTIFY modelChanged)
+    // The model compare mode can run B on besides the loaded one (the local folder while a server
+    // model is loaded, or the reverse); empty when there is none.
+    Q_PROPERTY(QString otherModel READ otherModel NOTIFY otherModelChanged)
+    Q_PROPERTY(QString otherModelName READ otherModelName NOTIFY otherModelChanged)
 
 public:
     // persist: the backend choice and model folder are read from and written to QSettings.
@@ -77,6 +81,10 @@ public:
     QStringList serverModels() const { return server_models_; }
     QString serverError() const { return server_error_; }
     bool canReconnect() const { return !loaded_ && !lost_location_.isEmpty(); }
+    QString otherModel() const { return other_model_; }
+    // "tiny-mdlm (local)" or "tiny-mdlm on ws://host:port"
+    QString otherModelName() const { return describe(other_model_); }
+    static QString describe(const QString& location);
 
     // A folder (path or file:// URL) or a server's model (ws[s]://host:port/<name>).
     Q_INVOKABLE void load(const QString& dirOrUrl);
@@ -91,6 +99,7 @@ Q_SIGNALS:
     void loadingChanged();
     void backendChanged();
     void serverChanged();
+    void otherModelChanged();
     // The model is about to be replaced or moved: runs on it must end.
     void aboutToChange();
     // A load (switched = false) or a backend switch (true) succeeded.
@@ -119,4 +128,5 @@ private:
     QStringList server_models_;
     quint64 server_ticket_ = 0;
     QString lost_location_;  // the server model whose connection dropped
+    QString other_model_;
 };

@@ -46,11 +46,13 @@ double RunController::epsilon() const {
 
 // --- runs ----------------------------------------------------------------------------------
 
-void RunController::startRunInto(RunView* view, const QVariantMap& settings) {
+void RunController::startRunInto(RunView* view, const QVariantMap& settings, bool onOtherModel) {
     const quint64 id = ++run_counter_;
     run_targets_.insert(id, view);
     setRunning(true, false);
-    engine_->startRun(id, config_->prompt(), settings, config_->chat());
+    view->setSource(ModelHost::describe(onOtherModel ? model_->otherModel() : model_->dir()));
+    if (onOtherModel) engine_->startRunOnOtherModel(id, config_->prompt(), settings, config_->chat());
+    else engine_->startRun(id, config_->prompt(), settings, config_->chat());
 }
 
 void RunController::runDecode() {
@@ -144,8 +146,10 @@ void RunController::onRunFinished(quint64 runId, const TraceSummaryPtr& summary,
     v->finish(summary);
     if (!cancelled && runId == compare_b_pending_) {
         compare_b_pending_ = 0;
-        Q_EMIT statusMessage(tr("Compare: decoding B…"));
-        startRunInto(&compare_, config_->compareSettings());
+        const bool other = compare_on_other_ && !model_->otherModel().isEmpty();
+        Q_EMIT statusMessage(other ? tr("Compare: decoding B on %1…").arg(model_->otherModelName())
+                                   : tr("Compare: decoding B…"));
+        startRunInto(&compare_, config_->compareSettings(), other);
         return;
     }
     setRunning(false, false);
@@ -177,6 +181,12 @@ void RunController::setRunning(bool running, bool paused) {
 void RunController::toggleCompare(bool on) {
     if (on && canRun() && !running_) return runCompare();
     setCompareMode(on);
+}
+
+void RunController::setCompareOnOtherModel(bool on) {
+    if (on == compare_on_other_) return;
+    compare_on_other_ = on;
+    Q_EMIT compareModeChanged();
 }
 
 void RunController::setCompareMode(bool c) {

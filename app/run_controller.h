@@ -3,7 +3,8 @@
 // stepping and stopping them; replaying a finished run; opening and saving traces. Steps are
 // recorded on arrival and applied to the views by a frame timer, so a burst of fast steps costs
 // one repaint. A compare pair is two runs of the same prompt and seed: B starts when A finishes
-// (not when A is stopped or fails). Answers for runs no longer shown are dropped by run id.
+// (not when A is stopped or fails); it may run on the other model the engine holds, to put a local
+// decode and a server's side by side. Answers for runs no longer shown are dropped by run id.
 #include <QHash>
 #include <QObject>
 #include <QtQml/qqmlregistration.h>
@@ -26,6 +27,8 @@ class RunController : public QObject {
     Q_PROPERTY(bool paused READ paused NOTIFY runningChanged)
     Q_PROPERTY(bool compareMode READ compareMode WRITE setCompareMode NOTIFY compareModeChanged)
     Q_PROPERTY(QVariantMap compareSummary READ compareSummary NOTIFY compareSummaryChanged)
+    // Compare mode's run B on the other model (ModelHost::otherModel): local against remote.
+    Q_PROPERTY(bool compareOnOtherModel READ compareOnOtherModel WRITE setCompareOnOtherModel NOTIFY compareModeChanged)
     Q_PROPERTY(bool replaying READ replaying NOTIFY replayingChanged)
     Q_PROPERTY(double replaySpeed READ replaySpeed WRITE setReplaySpeed NOTIFY replaySpeedChanged)
     Q_PROPERTY(int framesApplied READ framesApplied NOTIFY framesAppliedChanged)
@@ -43,6 +46,8 @@ public:
     bool compareMode() const { return compare_mode_; }
     void setCompareMode(bool c);
     QVariantMap compareSummary() const { return compare_summary_; }
+    bool compareOnOtherModel() const { return compare_on_other_; }
+    void setCompareOnOtherModel(bool on);
     bool replaying() const { return replay_timer_.isActive(); }
     double replaySpeed() const { return replay_speed_; }
     void setReplaySpeed(double s);
@@ -84,7 +89,7 @@ Q_SIGNALS:
     void errorMessage(const QString& message);  // empty: the last error no longer applies
 
 private:
-    void startRunInto(RunView* view, const QVariantMap& settings);
+    void startRunInto(RunView* view, const QVariantMap& settings, bool onOtherModel = false);
     void onRunStarted(quint64 runId, const TraceHeaderPtr& header, const QStringList& warnings);
     void onStepReady(quint64 runId, const StepTracePtr& step);
     void onRunFinished(quint64 runId, const TraceSummaryPtr& summary, bool cancelled);
@@ -101,7 +106,7 @@ private:
     quint64 run_counter_ = 0;
     QHash<quint64, RunView*> run_targets_;
     quint64 compare_b_pending_ = 0;  // run A of a compare pair; B starts when it finishes
-    bool running_ = false, paused_ = false, compare_mode_ = false;
+    bool running_ = false, paused_ = false, compare_mode_ = false, compare_on_other_ = false;
     QVariantMap compare_summary_;
     QTimer frame_timer_, replay_timer_;
     double replay_speed_ = 20;

@@ -39,6 +39,8 @@ class RunView : public QObject {
     Q_PROPERTY(QString expectedAnswer READ expectedAnswer NOTIFY runReset)
     Q_PROPERTY(QString predictedAnswer READ predictedAnswer NOTIFY summaryChanged)
     Q_PROPERTY(QString verdict READ verdict NOTIFY summaryChanged)
+    // Where the run is decoded: "tiny-mdlm (local)", "tiny-mdlm on ws://host:port"; empty for a trace.
+    Q_PROPERTY(QString source READ source NOTIFY sourceChanged)
 
 public:
     explicit RunView(QObject* parent = nullptr);
@@ -52,6 +54,12 @@ public:
     void record(StepTracePtr step);  // cheap: stored now, shown at the next flush()
     void finish(TraceSummaryPtr summary);
     void clear();
+    QString source() const { return source_; }
+    void setSource(const QString& source) {
+        if (source == source_) return;
+        source_ = source;
+        Q_EMIT sourceChanged();
+    }
     // Applies what arrived since the last flush: new stats rows, the newest step if following.
     void flush();
 
@@ -90,11 +98,13 @@ Q_SIGNALS:
     void followingChanged();
     void summaryChanged();
     void stepsRecorded();  // new steps stored (before the next flush)
+    void sourceChanged();
 
 private:
     RunHistory history_;
     CanvasModel canvas_;
     StepStatsModel stats_;
+    QString source_;
     int view_step_ = -1;
     bool following_ = true;
     int flushed_ = 0;

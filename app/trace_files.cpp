@@ -4,6 +4,7 @@
 #include "util/error.h"
 
 void showTrace(RunView& view, dlm::TraceFile file) {
+    view.setSource(QString());  // a file, not a live decode
     view.begin(std::make_shared<const dlm::TraceHeader>(std::move(file.header)));
     for (auto& s : file.steps) view.record(std::make_shared<const dlm::StepTrace>(std::move(s)));
     view.flush();

@@ -9,6 +9,9 @@ ColumnLayout {
     id: pane
     spacing: Theme.spacing
     property var summary: App.runs.compareSummary
+    // Local against remote (or any two models): each answer says where it was decoded.
+    readonly property bool twoSources: App.runs.run.source.length > 0 && App.runs.compareRun.source.length > 0
+                                       && App.runs.run.source !== App.runs.compareRun.source
     signal positionClicked(int pos)
 
     RowLayout {
@@ -18,63 +21,81 @@ ColumnLayout {
         GridPane {
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.run
-            caption: qsTr("A · ") + (App.runs.run.hasRun ? App.runs.run.strategy : "") + "  " + (App.runs.run.settingsText.length > 0 ? "" : "")
+            caption: qsTr("A · ") + (App.runs.run.hasRun ? App.runs.run.strategy : "")
+                     + (App.runs.run.source.length > 0 ? " · " + App.runs.run.source : "")
             onPositionClicked: (p) => pane.positionClicked(p)
         }
         GridPane {
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.compareRun
             caption: qsTr("B · ") + (App.runs.compareRun.hasRun ? App.runs.compareRun.strategy : (App.runs.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
+                     + (App.runs.compareRun.source.length > 0 ? " · " + App.runs.compareRun.source : "")
             onPositionClicked: (p) => pane.positionClicked(p)
         }
     }
     Rectangle {
         Layout.fillWidth: true
-        Layout.preferredHeight: 150
+        Layout.preferredHeight: pane.twoSources ? 170 : 150
         color: Theme.panel; radius: Theme.radius; border.color: Theme.border
-        RowLayout {
+        ColumnLayout {
             anchors.fill: parent
             anchors.margins: Theme.spacing
-            spacing: 16
-            ColumnLayout {
+            spacing: 4
+            Label {
+                objectName: "compareSources"
+                Layout.fillWidth: true
+                visible: pane.twoSources
+                textFormat: Text.StyledText
+                elide: Text.ElideRight
+                font.pixelSize: Theme.small
+                color: Theme.text
+                text: qsTr("<b><font color='%1'>A</font></b>: %2 · <b><font color='%3'>B</font></b>: %4")
+                      .arg(Theme.seriesA).arg(App.runs.run.source).arg(Theme.seriesB).arg(App.runs.compareRun.source)
+            }
+            RowLayout {
                 Layout.fillWidth: true
                 Layout.fillHeight: true
-                Label { text: qsTr("A answer"); color: Theme.seriesA; font.pixelSize: Theme.small; font.bold: true }
-                Label {
-                    Layout.fillWidth: true; Layout.fillHeight: true
-                    textFormat: Text.RichText; wrapMode: Text.Wrap
-                    text: pane.summary.textA !== undefined ? pane.summary.textA : App.runs.run.answerText
-                    color: Theme.text; font.pixelSize: Theme.body
+                spacing: 16
+                ColumnLayout {
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    Label { text: qsTr("A answer"); color: Theme.seriesA; font.pixelSize: Theme.small; font.bold: true }
+                    Label {
+                        Layout.fillWidth: true; Layout.fillHeight: true
+                        textFormat: Text.RichText; wrapMode: Text.Wrap
+                        text: pane.summary.textA !== undefined ? pane.summary.textA : App.runs.run.answerText
+                        color: Theme.text; font.pixelSize: Theme.body
+                    }
                 }
-            }
-            ColumnLayout {
-                Layout.fillWidth: true
-                Layout.fillHeight: true
-                Label { text: qsTr("B answer"); color: Theme.seriesB; font.pixelSize: Theme.small; font.bold: true }
-                Label {
-                    Layout.fillWidth: true; Layout.fillHeight: true
-                    textFormat: Text.RichText; wrapMode: Text.Wrap
-                    text: pane.summary.textB !== undefined ? pane.summary.textB : App.runs.compareRun.answerText
-                    color: Theme.text; font.pixelSize: Theme.body
+                ColumnLayout {
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    Label { text: qsTr("B answer"); color: Theme.seriesB; font.pixelSize: Theme.small; font.bold: true }
+                    Label {
+                        Layout.fillWidth: true; Layout.fillHeight: true
+                        textFormat: Text.RichText; wrapMode: Text.Wrap
+                        text: pane.summary.textB !== undefined ? pane.summary.textB : App.runs.compareRun.answerText
+                        color: Theme.text; font.pixelSize: Theme.body
+                    }
                 }
-            }
-            GridLayout {
-                columns: 2
-                columnSpacing: 10
-                rowSpacing: 2
-                visible: pane.summary.agree !== undefined
-                Label { text: qsTr("answers"); color: Theme.dim; font.pixelSize: Theme.small }
-                Label { objectName: "agreement"; text: pane.summary.agree ? qsTr("agree") : qsTr("differ (%1 words)").arg(pane.summary.changedWords); color: pane.summary.agree ? Theme.good : Theme.warn; font.bold: true; font.pixelSize: Theme.small }
-                Label { text: qsTr("FLOPs ratio A / B"); color: Theme.dim; font.pixelSize: Theme.small }
-                Label { text: (pane.summary.flopsAoverB || 0).toFixed(3); color: Theme.text; font.pixelSize: Theme.small }
-                Label { text: qsTr("vs dense: A, B"); color: Theme.dim; font.pixelSize: Theme.small }
-                Label { text: (pane.summary.flopsRatioA || 0).toFixed(3) + ", " + (pane.summary.flopsRatioB || 0).toFixed(3); color: Theme.text; font.pixelSize: Theme.small }
-                Label { text: qsTr("speedup of A"); color: Theme.dim; font.pixelSize: Theme.small }
-                Label { text: (pane.summary.speedupAoverB || 0).toFixed(2) + "×"; color: Theme.text; font.pixelSize: Theme.small }
-                Label { text: qsTr("E2E TPS A, B"); color: Theme.dim; font.pixelSize: Theme.small }
-                Label { text: (pane.summary.tpsA || 0).toFixed(0) + ", " + (pane.summary.tpsB || 0).toFixed(0); color: Theme.text; font.pixelSize: Theme.small }
-                Label { text: qsTr("steps A, B"); color: Theme.dim; font.pixelSize: Theme.small }
-                Label { text: (pane.summary.stepsA || 0) + ", " + (pane.summary.stepsB || 0); color: Theme.text; font.pixelSize: Theme.small }
+                GridLayout {
+                    columns: 2
+                    columnSpacing: 10
+                    rowSpacing: 2
+                    visible: pane.summary.agree !== undefined
+                    Label { text: qsTr("answers"); color: Theme.dim; font.pixelSize: Theme.small }
+                    Label { objectName: "agreement"; text: pane.summary.agree ? qsTr("agree") : qsTr("differ (%1 words)").arg(pane.summary.changedWords); color: pane.summary.agree ? Theme.good : Theme.warn; font.bold: true; font.pixelSize: Theme.small }
+                    Label { text: qsTr("FLOPs ratio A / B"); color: Theme.dim; font.pixelSize: Theme.small }
+                    Label { text: (pane.summary.flopsAoverB || 0).toFixed(3); color: Theme.text; font.pixelSize: Theme.small }
+                    Label { text: qsTr("vs dense: A, B"); color: Theme.dim; font.pixelSize: Theme.small }
+                    Label { text: (pane.summary.flopsRatioA || 0).toFixed(3) + ", " + (pane.summary.flopsRatioB || 0).toFixed(3); color: Theme.text; font.pixelSize: Theme.small }
+                    Label { text: qsTr("speedup of A"); color: Theme.dim; font.pixelSize: Theme.small }
+                    Label { text: (pane.summary.speedupAoverB || 0).toFixed(2) + "×"; color: Theme.text; font.pixelSize: Theme.small }
+                    Label { text: qsTr("E2E TPS A, B"); color: Theme.dim; font.pixelSize: Theme.small }
+                    Label { text: (pane.summary.tpsA || 0).toFixed(0) + ", " + (pane.summary.tpsB || 0).toFixed(0); color: Theme.text; font.pixelSize: Theme.small }
+                    Label { text: qsTr("steps A, B"); color: Theme.dim; font.pixelSize: Theme.small }
+                    Label { text: (pane.summary.stepsA || 0) + ", " + (pane.summary.stepsB || 0); color: Theme.text; font.pixelSize: Theme.small }
+                }
             }
         }
     }

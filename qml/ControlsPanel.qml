@@ -259,6 +259,18 @@ Rectangle {
                 currentIndex: App.config.comparePresetIndex >= 0 ? App.config.comparePresetIndex : App.config.presets.length
                 onActivated: (i) => { if (i < App.config.presets.length) App.config.applyComparePreset(i) }
             }
+            // Local against remote: B on the model the other engine still holds.
+            CheckBox {
+                objectName: "compareOnOtherModel"
+                Layout.fillWidth: true
+                visible: App.model.otherModel.length > 0
+                text: qsTr("Run B on %1").arg(App.model.otherModelName)
+                checked: App.runs.compareOnOtherModel
+                onToggled: App.runs.compareOnOtherModel = checked
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("A runs on the loaded model (%1), B on %2: the same prompt, seed and settings, side by side")
+                              .arg(App.model.name).arg(App.model.otherModelName)
+            }
             Button {
                 Layout.fillWidth: true
                 text: qsTr("Compare A vs B (same prompt and seed)")

@@ -177,6 +177,41 @@ private Q_SLOTS:
         QVERIFY(!app.runs()->compareSummary().isEmpty());
     }
 
+    void bRunsOnTheOtherModelWhenAsked() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        Q_EMIT e.validated(e.validations.last(), {});
+        app.runs()->setCompareOnOtherModel(true);
+        // No other model held: B runs where A does.
+        app.runs()->runCompare();
+        playRun(e, e.runs[0].id);
+        QCOMPARE(e.runs.size(), 2);
+        QVERIFY(!e.runs[1].onOtherModel);
+        playRun(e, e.runs[1].id);
+        // The engine holds a server model too: B goes there, A stays on the loaded model.
+        Q_EMIT e.otherModelChanged("ws://gpu-box:8765/m2");
+        QCOMPARE(app.model()->otherModelName(), QStringLiteral("m2 on ws://gpu-box:8765"));
+        app.runs()->runCompare();
+        QVERIFY(!e.runs[2].onOtherModel);
+        QCOMPARE(app.runs()->run()->source(), QStringLiteral("m (local)"));
+        playRun(e, e.runs[2].id);
+        QCOMPARE(e.runs.size(), 4);
+        QVERIFY(e.runs[3].onOtherModel);
+        QCOMPARE(e.runs[3].settings.value("seed"), e.runs[2].settings.value("seed"));
+        QCOMPARE(app.runs()->compareRun()->source(), QStringLiteral("m2 on ws://gpu-box:8765"));
+        QVERIFY(app.status().contains("m2 on ws://gpu-box:8765"));
+        playRun(e, e.runs[3].id);
+        // Unticked, B is back on the loaded model.
+        app.runs()->setCompareOnOtherModel(false);
+        app.runs()->runCompare();
+        playRun(e, e.runs[4].id);
+        QVERIFY(!e.runs[5].onOtherModel);
+        // The other model went away (its server closed): nothing to offer.
+        Q_EMIT e.otherModelChanged(QString());
+        QVERIFY(app.model()->otherModelName().isEmpty());
+    }
+
     void stoppingAStopsThePair() {
         FakeDecodeEngine e;
         AppController app({false, false}, &e);

@@ -664,6 +664,8 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(done.count(), 1, 120000);
         const auto local = *c.runs()->run()->history().summary();
         const int localSteps = c.runs()->run()->stepCount();
+        const QString localDir = c.model()->dir();
+        QVERIFY(c.model()->otherModel().isEmpty());  // nothing else is held yet
 
         // As a user: Connect… opens the dialog; host and port typed, Connect, the list, Open.
         QObject* dialog = app.w.find<QObject>("connectDialog");
@@ -692,6 +694,30 @@ private Q_SLOTS:
         QCOMPARE(c.runs()->run()->stepCount(), localSteps);
         QCOMPARE(QString::fromStdString(remote.text), QString::fromStdString(local.text));
         QCOMPARE(remote.paper_flops, local.paper_flops);
+
+        // Local against remote, side by side: the local folder is still held, so compare mode
+        // can run B on it, with the same prompt, seed and settings.
+        QCOMPARE(c.model()->otherModel(), localDir);
+        QCOMPARE(c.model()->otherModelName(), QStringLiteral("tiny-mdlm (local)"));
+        auto* onOther = app.w.find<QQuickItem>("compareOnOtherModel");
+        QVERIFY(onOther->isVisible());
+        onOther->setProperty("checked", true);
+        QVERIFY(QMetaObject::invokeMethod(onOther, "toggled"));
+        QVERIFY(c.runs()->compareOnOtherModel());
+        c.config()->applyComparePreset(c.config()->presetIndex());
+        c.runs()->runCompare();
+        QTRY_COMPARE_WITH_TIMEOUT(done.count(), 3, 120000);
+        QVERIFY2(done.last().first().toBool(), qPrintable(c.errorString()));
+        QCOMPARE(c.runs()->run()->source(), QStringLiteral("tiny-mdlm on ws://127.0.0.1:%1").arg(server->port()));
+        QCOMPARE(c.runs()->compareRun()->source(), QStringLiteral("tiny-mdlm (local)"));
+        QCOMPARE(c.runs()->compareRun()->stepCount(), localSteps);
+        QCOMPARE(QString::fromStdString(c.runs()->compareRun()->history().summary()->text),
+                 QString::fromStdString(local.text));
+        QVERIFY(c.runs()->compareSummary().value("agree").toBool());
+        QTest::qWait(300);
+        app.w.window->grabWindow().save(outDir() + "/compare-local-remote.png");
+        c.runs()->setCompareMode(false);
+
         // The server refuses what the engine refuses, before Run.
         c.config()->setSetting("surelock.no_such_parameter", "1");
         c.config()->setSetting("strategy", "surelock");

@@ -12,7 +12,7 @@ class FakeDecodeEngine : public DecodeEngine {
     Q_OBJECT
 public:
     struct Load { quint64 ticket; QString dir, backend; bool switching; };
-    struct Run { quint64 id; QString prompt; QVariantMap settings; bool chat; };
+    struct Run { quint64 id; QString prompt; QVariantMap settings; bool chat; bool onOtherModel = false; };
     QVector<Load> loads;  // loads and backend switches, in order
     QVector<quint64> cancelledLoads;
     QVector<Run> runs;
@@ -23,6 +23,9 @@ public:
     void cancelLoad(quint64 t) override { cancelledLoads.push_back(t); }
     void switchBackend(quint64 t, const QString& backend) override { loads.push_back({t, QString(), backend, true}); }
     void startRun(quint64 id, const QString& p, const QVariantMap& s, bool chat) override { runs.push_back({id, p, s, chat}); }
+    void startRunOnOtherModel(quint64 id, const QString& p, const QVariantMap& s, bool chat) override {
+        runs.push_back({id, p, s, chat, true});
+    }
     void pause() override { ++pauses; }
     void resume() override { ++resumes; }
     void stepOnce() override { ++singleSteps; }
