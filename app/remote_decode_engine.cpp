@@ -29,18 +29,26 @@ RemoteDecodeEngine::RemoteDecodeEngine(QObject* parent) : DecodeEngine(parent) {
     connect(&socket_, &QWebSocket::connected, this, [this] {
         socket_.sendTextMessage(QString::fromStdString(json{{"v", 1}, {"type", "hello"}, {"token", token_.toStdString()}}.dump()));
     });
-    connect(&socket_, &QWebSocket::textMessageReceived, this, &RemoteDecodeEngine::onText);
-    connect(&socket_, &QWebSocket::disconnected, this, &RemoteDecodeEngine::onClosed);
+    connect(&socket_, &QWebSocket::textMessageReceived, this, [this](const QString& text) { reader_.post(connection_, text); });
+    connect(&socket_, &QWebSocket::disconnected, this, [this] { reader_.postClosed(connection_); });
+    reader_.moveToThread(&reader_thread_);
+    connect(&reader_, &ServerMessageReader::read, this, &RemoteDecodeEngine::onRead);
+    reader_thread_.start();
 }
 
-RemoteDecodeEngine::~RemoteDecodeEngine() { socket_.disconnect(this); }
+RemoteDecodeEngine::~RemoteDecodeEngine() {
+    socket_.disconnect(this);
+    reader_thread_.quit();
+    reader_thread_.wait();
+}
 
 void RemoteDecodeEngine::open(const QUrl& server, const QString& token) {
     if (server == server_ && socket_.state() != QAbstractSocket::UnconnectedState && (token.isNull() || token == token_)) return;
-    // The old connection's close is not a lost model.
-    disconnect(&socket_, &QWebSocket::disconnected, this, &RemoteDecodeEngine::onClosed);
+    // The old connection's close, and anything of it still being read, is not for the new one:
+    // its messages carry an older number, and so does its close (abort() may emit it at once).
+    ++connection_;
     socket_.abort();
-    connect(&socket_, &QWebSocket::disconnected, this, &RemoteDecodeEngine::onClosed);
+    ++connection_;
     server_ = server;
     if (!token.isNull()) token_ = token;
     greeted_ = false;
@@ -153,14 +161,14 @@ void RemoteDecodeEngine::onWelcome(const serve::Welcome& w) {
                            tr("the server %1 serves no model named '%2' (it serves: %3)").arg(server_.toString(), load_name_, names.join(", ")));
 }
 
-void RemoteDecodeEngine::onText(const QString& text) {
-    serve::ServerMessage m;
-    try {
-        m = serve::parse_server_message(text.toStdString());
-    } catch (const std::exception& e) {
-        if (run_) Q_EMIT runFailed(std::exchange(run_, 0), tr("the server sent something unreadable: %1").arg(QString::fromUtf8(e.what())));
+void RemoteDecodeEngine::onRead(const ReadMessage& read) {
+    if (read.connection != connection_) return;
+    if (read.closed) return onClosed();
+    if (!read.unreadable.isEmpty()) {
+        if (run_) Q_EMIT runFailed(std::exchange(run_, 0), tr("the server sent something unreadable: %1").arg(read.unreadable));
         return;
     }
+    const serve::ServerMessage& m = read.message;
     if (const auto* w = std::get_if<serve::Welcome>(&m)) {
         greeted_ = true;
         onWelcome(*w);
@@ -172,17 +180,13 @@ void RemoteDecodeEngine::onText(const QString& text) {
     }
     if (const auto* r = std::get_if<serve::Record>(&m)) {
         if (quint64(r->run) != run_) return;  // a run replaced since
-        try {
-            if (r->kind == "header")
-                Q_EMIT runStarted(run_, std::make_shared<const dlm::TraceHeader>(dlm::trace_header_from_json(r->json)), {});
-            else if (r->kind == "step")
-                Q_EMIT stepReady(run_, std::make_shared<const dlm::StepTrace>(dlm::step_trace_from_json(r->json)));
-            else if (r->kind == "summary")
-                summary_ = std::make_shared<const dlm::TraceSummary>(dlm::trace_summary_from_json(r->json));
-        } catch (const std::exception& e) {
+        if (!read.badRecord.isEmpty()) {
             control("cancel");
-            Q_EMIT runFailed(std::exchange(run_, 0), tr("the server sent a bad trace record: %1").arg(QString::fromUtf8(e.what())));
+            return Q_EMIT runFailed(std::exchange(run_, 0), tr("the server sent a bad trace record: %1").arg(read.badRecord));
         }
+        if (read.header) Q_EMIT runStarted(run_, read.header, {});
+        else if (read.step) Q_EMIT stepReady(run_, read.step);
+        else if (read.summary) summary_ = read.summary;
         return;
     }
     if (const auto* e = std::get_if<serve::RunEnded>(&m)) {

@@ -7,11 +7,13 @@
 // tells the app the model is gone.
 #include <deque>
 
+#include <QThread>
 #include <QUrl>
 #include <QWebSocket>
 
 #include "decode_engine.h"
 #include "serve/protocol.h"
+#include "server_message_reader.h"
 
 class RemoteDecodeEngine : public DecodeEngine {
     Q_OBJECT
@@ -32,7 +34,7 @@ public:
 
 private:
     void open(const QUrl& server, const QString& token);
-    void onText(const QString& text);
+    void onRead(const ReadMessage& m);
     void onWelcome(const dlm::serve::Welcome& w);
     void onClosed();
     void send(const std::string& message);
@@ -41,6 +43,9 @@ private:
     void failPending(const QString& error);
 
     QWebSocket socket_;
+    QThread reader_thread_;
+    ServerMessageReader reader_;  // lives on reader_thread_
+    quint64 connection_ = 0;      // counts connections: messages of an older one are dropped
     QUrl server_;          // ws[s]://host:port of the connection
     QString token_;
     bool greeted_ = false;

@@ -20,6 +20,9 @@ namespace dlm::serve {
 
 using ClientId = uint64_t;
 
+// What a client is told about a served model (its listing in welcome and models messages).
+ModelListing listing_of(const LoadedModel& m);
+
 class DecodeService {
 public:
     using Send = std::function<void(ClientId, const std::string& message)>;
