@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "trace/step_record_reader.h"
 #include "util/error.h"
 #include "util/input_limits.h"
 #include "util/json_depth.h"
@@ -305,6 +306,7 @@ TraceHeader trace_header_from_json(const std::string& line) {
 }
 
 StepTrace step_trace_from_json(const std::string& line) {
+    if (auto fast = read_step_record_fast(line)) return std::move(*fast);  // the writer's own layout
     const json j = parse_object(line);
     expect_type(j, "step");
     StepTrace s;

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "trace/step_record_reader.h"
 #include "trace/trace_io.h"
 #include "util/error.h"
 
@@ -244,15 +245,16 @@ std::string step_via_json_tree(const StepTrace& s) {
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-TEST(Trace, StepRecordsAreTheBytesAJsonTreeGives) {
-    const std::vector<std::string> texts = {
+// Records with every awkward value: invalid UTF-8, control characters, NaN, infinities, extreme
+// and random bit-pattern doubles and floats, empty and missing parts.
+StepTrace awkward_step(std::mt19937& rng, int round) {
+    static const std::vector<std::string> texts = {
         "", "plain", "quote \" back \\ slash", "\n\r\t\b\f", std::string("nul\0byte", 8), "\x01\x1f\x7f",
         "ünïcødé 🙂", "\x80", "abc\xe2\x82", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf0\x9f\x99",
         "\xe0\x80\xaf", "\xef\xbf\xbf", "\xf4\x8f\xbf\xbf", "ok\xff", "\xc2\xa0"};
-    const std::vector<double> doubles = {0.0, -0.0, 1.0, 2.5, 1e-5, 1e-4, 0.0001234, 1e15, 1e16, 1e21,
-                                         123456789012.0, 4.5205e12 + 0.125, 5e-324, 1.7976931348623157e308,
-                                         -3.25, std::nan(""), INFINITY, -INFINITY};
-    std::mt19937 rng(7);
+    static const std::vector<double> doubles = {0.0, -0.0, 1.0, 2.5, 1e-5, 1e-4, 0.0001234, 1e15, 1e16, 1e21,
+                                                123456789012.0, 4.5205e12 + 0.125, 5e-324, 1.7976931348623157e308,
+                                                -3.25, std::nan(""), INFINITY, -INFINITY};
     auto pick_float = [&]() -> float {
         switch (rng() % 6) {
             case 0: return kNaN;
@@ -263,28 +265,88 @@ TEST(Trace, StepRecordsAreTheBytesAJsonTreeGives) {
             default: return std::bit_cast<float>(static_cast<uint32_t>(rng()));
         }
     };
-    for (int round = 0; round < 200; ++round) {
-        StepTrace s = sample_step(round);
-        s.strategy = texts[rng() % texts.size()];
-        s.wall_ms = doubles[rng() % doubles.size()];
-        s.paper_flops = doubles[rng() % doubles.size()];
-        s.guider_flops = std::bit_cast<double>(static_cast<uint64_t>(rng()) << 32 | rng());
-        s.newly_unmasked = static_cast<int>(rng()) - (1 << 30);
-        s.counters[texts[rng() % texts.size()]] = doubles[rng() % doubles.size()];
-        for (PositionTrace& p : s.positions) {
-            p.text = texts[rng() % texts.size()];
-            p.confidence = pick_float();
-            p.entropy = pick_float();
-            p.kl = pick_float();
-            p.token = static_cast<int32_t>(rng());
-            for (Candidate& c : p.top) {
-                c.text = texts[rng() % texts.size()];
-                c.p = pick_float();
-            }
+    StepTrace s = sample_step(round);
+    s.strategy = texts[rng() % texts.size()];
+    s.wall_ms = doubles[rng() % doubles.size()];
+    s.paper_flops = doubles[rng() % doubles.size()];
+    s.guider_flops = std::bit_cast<double>(static_cast<uint64_t>(rng()) << 32 | rng());
+    s.newly_unmasked = static_cast<int>(rng()) - (1 << 30);
+    s.counters[texts[rng() % texts.size()]] = doubles[rng() % doubles.size()];
+    for (PositionTrace& p : s.positions) {
+        p.text = texts[rng() % texts.size()];
+        p.confidence = pick_float();
+        p.entropy = pick_float();
+        p.kl = pick_float();
+        p.token = static_cast<int32_t>(rng());
+        for (Candidate& c : p.top) {
+            c.text = texts[rng() % texts.size()];
+            c.p = pick_float();
         }
-        if (round % 10 == 0) s.positions.clear();
-        if (round % 7 == 0) s.counters.clear();
+    }
+    if (round % 10 == 0) s.positions.clear();
+    if (round % 7 == 0) s.counters.clear();
+    if (round % 5 == 0 && !s.positions.empty()) s.positions[0].top.clear();
+    return s;
+}
+
+TEST(Trace, StepRecordsAreTheBytesAJsonTreeGives) {
+    std::mt19937 rng(7);
+    for (int round = 0; round < 200; ++round) {
+        const StepTrace s = awkward_step(rng, round);
         ASSERT_EQ(step_trace_to_json(s), step_via_json_tree(s)) << "round " << round;
+    }
+}
+
+// The fast reader reads every record the writer writes, and reads it as the tree reader does.
+// The tree reader is reached by a line the fast one refuses: the same record with one more key.
+TEST(Trace, FastStepReaderReadsWhatTheTreeReaderReads) {
+    std::mt19937 rng(11);
+    for (int round = 0; round < 200; ++round) {
+        const std::string line = step_trace_to_json(awkward_step(rng, round));
+        const auto fast = read_step_record_fast(line);
+        ASSERT_TRUE(fast.has_value()) << "round " << round;
+        const std::string other = line.substr(0, line.size() - 1) + ",\"from_a_newer_writer\":1}";
+        ASSERT_FALSE(read_step_record_fast(other).has_value());
+        const StepTrace tree = step_trace_from_json(other);
+        ASSERT_EQ(step_trace_to_json(*fast), step_trace_to_json(tree)) << "round " << round;  // byte-exact writer
+        ASSERT_EQ(step_trace_to_json(*fast), line);
+    }
+}
+
+// Lines in another layout are the tree reader's: same values, or the same error as before.
+TEST(Trace, FastStepReaderLeavesOtherLayoutsToTheTreeReader) {
+    const StepTrace s = sample_step(3);
+    const std::string line = step_trace_to_json(s);
+    auto replaced = [&](const std::string& from, const std::string& to) {
+        std::string t = line;
+        const auto at = t.find(from);
+        EXPECT_NE(at, std::string::npos) << from;
+        return t.replace(at, from.size(), to);
+    };
+    const std::vector<std::string> same_record = {
+        replaced("\"step\":3,\"block\":1,", "\"block\":1,\"step\":3,"),  // keys in another order
+        replaced("\"event\":\"none\",", ""),                              // an optional key left out
+        replaced(",\"guider_flops\":0.0", ",\"guider_flops\":null"),
+        replaced("{\"type\":\"step\",", "{ \"type\" : \"step\" ,"),      // whitespace (the fast reader takes it)
+    };
+    for (const std::string& l : same_record) expect_same(step_trace_from_json(l), s);
+    EXPECT_TRUE(read_step_record_fast(same_record[3]).has_value());
+    EXPECT_FALSE(read_step_record_fast(same_record[0]).has_value());
+    EXPECT_FALSE(read_step_record_fast(same_record[1]).has_value());
+    // Refused exactly as the tree reader refuses them.
+    for (const auto& [l, message] : std::vector<std::pair<std::string, std::string>>{
+             {replaced("\"step\":3,", "\"step\":3.5,"), "field 'step' must be an integer"},
+             {replaced("\"step\":3,", ""), "missing field 'step'"},
+             {replaced("{\"type\":\"step\"", "{\"type\":\"header\""), "header"},
+             {line.substr(0, line.size() / 2), "malformed JSON"},
+             {replaced("\"state\":\"", "\"state\":\"x"), "position 0"}}) {
+        EXPECT_FALSE(read_step_record_fast(l).has_value());
+        try {
+            step_trace_from_json(l);
+            ADD_FAILURE() << "accepted: " << l.substr(0, 80);
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+        }
     }
 }
 
