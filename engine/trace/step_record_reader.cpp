@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/narrow_float.h"
 
 namespace dlm {
 
@@ -156,15 +157,15 @@ private:
                     (key_ == "pos" ? p.pos : p.token) = int(pending_int_);
                     return true;
                 }
-                if (key_ == "confidence") return p.confidence = float(v), true;
-                if (key_ == "entropy") return p.entropy = float(v), true;
-                if (key_ == "kl") return p.kl = float(v), true;
+                if (key_ == "confidence") return p.confidence = narrow_to_float(v), true;
+                if (key_ == "entropy") return p.entropy = narrow_to_float(v), true;
+                if (key_ == "kl") return p.kl = narrow_to_float(v), true;
                 return false;
             }
             case Where::Candidate: {
                 Candidate& c = out.positions.back().top.back();
                 if (key_ == "id") return is_int && (c.id = int(pending_int_), true);
-                if (key_ == "p") return c.p = float(v), true;
+                if (key_ == "p") return c.p = narrow_to_float(v), true;
                 return false;
             }
             default: return false;

@@ -14,6 +14,7 @@
 #include "util/input_limits.h"
 #include "util/json_depth.h"
 #include "util/json_text.h"
+#include "util/narrow_float.h"
 #include "util/text_file.h"
 
 namespace dlm {
@@ -335,15 +336,15 @@ StepTrace step_trace_from_json(const std::string& line) {
             p.event = parse_pos_event(opt<std::string>(jp, "event", "none"));
             p.token = req_int(jp, "token");
             p.text = opt<std::string>(jp, "text", "");
-            p.confidence = static_cast<float>(num_or_nan(jp, "confidence"));
-            p.entropy = static_cast<float>(num_or_nan(jp, "entropy"));
-            p.kl = static_cast<float>(num_or_nan(jp, "kl"));
+            p.confidence = narrow_to_float(num_or_nan(jp, "confidence"));
+            p.entropy = narrow_to_float(num_or_nan(jp, "entropy"));
+            p.kl = narrow_to_float(num_or_nan(jp, "kl"));
             auto top = jp.find("top");
             if (top != jp.end() && !top->is_null()) {
                 if (!top->is_array()) throw Error("field 'top' must be an array");
                 for (const json& c : *top) {
                     if (!c.is_object()) throw Error("'top' entries must be objects");
-                    p.top.push_back({req_int(c, "id"), static_cast<float>(num_or_nan(c, "p")),
+                    p.top.push_back({req_int(c, "id"), narrow_to_float(num_or_nan(c, "p")),
                                      opt<std::string>(c, "text", "")});
                 }
             }

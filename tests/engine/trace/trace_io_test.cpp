@@ -16,6 +16,7 @@
 #include "trace/step_record_reader.h"
 #include "trace/trace_io.h"
 #include "util/error.h"
+#include "util/narrow_float.h"
 
 namespace dlm {
 namespace {
@@ -258,7 +259,7 @@ StepTrace awkward_step(std::mt19937& rng, int round) {
     auto pick_float = [&]() -> float {
         switch (rng() % 6) {
             case 0: return kNaN;
-            case 1: return static_cast<float>(doubles[rng() % doubles.size()]);
+            case 1: return narrow_to_float(doubles[rng() % doubles.size()]);  // 1.8e308 -> inf
             case 2: return std::ldexp(static_cast<float>(rng() % 100000) / 100000.f, -static_cast<int>(rng() % 40));
             case 3: return 1.0f;
             case 4: return static_cast<float>(rng() % 1000) * 0.001f;
@@ -270,7 +271,7 @@ StepTrace awkward_step(std::mt19937& rng, int round) {
     s.wall_ms = doubles[rng() % doubles.size()];
     s.paper_flops = doubles[rng() % doubles.size()];
     s.guider_flops = std::bit_cast<double>(static_cast<uint64_t>(rng()) << 32 | rng());
-    s.newly_unmasked = static_cast<int>(rng()) - (1 << 30);
+    s.newly_unmasked = static_cast<int>(static_cast<int64_t>(rng()) - (int64_t(1) << 31));  // the whole int range
     s.counters[texts[rng() % texts.size()]] = doubles[rng() % doubles.size()];
     for (PositionTrace& p : s.positions) {
         p.text = texts[rng() % texts.size()];
@@ -330,6 +331,18 @@ TEST(Trace, FastStepReaderLeavesOtherLayoutsToTheTreeReader) {
         replaced("{\"type\":\"step\",", "{ \"type\" : \"step\" ,"),      // whitespace (the fast reader takes it)
     };
     for (const std::string& l : same_record) expect_same(step_trace_from_json(l), s);
+    // A value past the float range (a hostile file) reads as infinity, by both readers.
+    for (const char* v : {"1e300", "-1e300"}) {
+        std::string l = line;
+        const auto at = l.find("\"kl\":");
+        l.replace(at, l.find(',', at) - at, std::string("\"kl\":") + v);
+        const auto fast = read_step_record_fast(l);
+        ASSERT_TRUE(fast.has_value());
+        EXPECT_TRUE(std::isinf(fast->positions[0].kl));
+        const std::string tree_only = l.substr(0, l.size() - 1) + ",\"z\":1}";  // a layout the fast reader refuses
+        ASSERT_FALSE(read_step_record_fast(tree_only).has_value());
+        EXPECT_TRUE(std::isinf(step_trace_from_json(tree_only).positions[0].kl));
+    }
     EXPECT_TRUE(read_step_record_fast(same_record[3]).has_value());
     EXPECT_FALSE(read_step_record_fast(same_record[0]).has_value());
     EXPECT_FALSE(read_step_record_fast(same_record[1]).has_value());
