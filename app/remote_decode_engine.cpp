@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trace/trace_io.h"
 
 namespace {
 

@@ -20,6 +20,7 @@
 #include <QtQml/qqmlextensionplugin.h>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "app_controller.h"
