@@ -181,6 +181,16 @@ ALIGNED = ""
 # Share of training questions worded by phrasing.py instead of a fixed template (0 = the templates
 # only, the stream the first stages were trained on).
 VARIED_WORDING = 0.0
+# How a word problem's arithmetic is written. "sentences": inside the item sentences
+# ("..., so she spent 7 * $27 = $189.") and one running-total line. "lines": every product and
+# every two-term sum on a line of its own, in exactly the form of the multiplication and addition4
+# families ("7 * 27 = 189", "0048 + 0189 = 00237"), so the skills those families teach apply
+# unchanged, at the same relative offsets, inside a word problem.
+WORD_PROBLEM_FORM = "sentences"
+# How a sorted list is written. "plain": as the numbers are ("3, 17, 25"). "columns": the prompt's
+# numbers copied first, then sorted, every number zero-padded to three digits ("003, 017, 025"), so
+# the k-th number of a list always sits at the same place (see ALIGNED); the final line is plain.
+SORTING_FORM = "plain"
 
 
 def aligned(x, width):
@@ -291,12 +301,17 @@ def wp_prep(p):
     return p
 
 
+def wp_items(p):
+    """(quantity, item word, price, product) of each row of a word problem."""
+    return [(q, sing if q == 1 else plur, price, q * price) for sing, plur, q, price in p["rows"]]
+
+
 def wp_render(p, rng):
+    if WORD_PROBLEM_FORM == "lines":
+        return wp_render_lines(p)
     pr = PRONOUN[p["name"]]
     lines, totals = [], []
-    for sing, plur, q, price in p["rows"]:
-        w = sing if q == 1 else plur
-        t = q * price
+    for q, w, price, t in wp_items(p):
         totals.append(t)
         # With fixed columns: the price in 2 digits, the product in 3 (9 * $60 = $540).
         lines.append(f"{pr} bought {q} {w} at ${price} each, so {pr.lower()} spent "
@@ -313,6 +328,25 @@ def wp_render(p, rng):
             sums.append(f"${aligned(run, w)} + ${aligned(t, w)} = ${aligned(run + t, w)}")
             run += t
         lines.append("The total cost is " + ", ".join(sums) + ".")
+    return "\n".join(lines) + f"\n#### {tot}", str(tot)
+
+
+def wp_render_lines(p):
+    """Every product and every running-total step on a line of its own, in the multiplication and
+    addition4 families' fixed columns: a word problem is then those families' lines in a story."""
+    pr = PRONOUN[p["name"]]
+    lines, totals = [], []
+    for q, w, price, t in wp_items(p):
+        totals.append(t)
+        lines.append(f"{pr} bought {q} {w} at ${price} each.")
+        lines.append(mul_render({"a": q, "b": price}, None)[0].split("\n")[0])
+    tot = sum(totals)
+    if len(totals) > 1:
+        lines.append("The total cost is:")
+        run = totals[0]
+        for t in totals[1:]:
+            lines.append(add_render({"a": run, "b": t, "style": 0}, None, "+", 4)[0].split("\n")[0])
+            run += t
     return "\n".join(lines) + f"\n#### {tot}", str(tot)
 
 
@@ -340,6 +374,10 @@ def sort_key(rng):
 def sort_render(p, rng):
     ys = sorted(p["xs"], reverse=(p["ord"] == "descending"))
     ans = fmt_list(ys)
+    if SORTING_FORM == "columns":
+        def cols(xs):
+            return ", ".join(str(x).zfill(3) for x in xs)
+        return (f"The numbers are {cols(p['xs'])}.\nIn {p['ord']} order: {cols(ys)}.\n#### {ans}"), ans
     return f"In {p['ord']} order the numbers are {ans}.\n#### {ans}", ans
 
 

@@ -187,6 +187,14 @@ def ar_loss(model, ids, is_resp, gen=None):
 def lr_at(step, a, elapsed=0.0):
     if step < a.warmup:
         return a.lr * (step + 1) / a.warmup
+    if a.schedule == "wsd":
+        # Warm-up, then constant until --anneal-start, then a cosine to the floor over
+        # --anneal-steps: a run of open-ended length is annealed whenever it is to stop, by
+        # resuming it with --anneal-start set to the step it has reached.
+        if a.anneal_start is None or step < a.anneal_start:
+            return a.lr
+        prog = min(1.0, (step - a.anneal_start) / max(1, a.anneal_steps))
+        return a.lr * (a.min_lr_frac + (1 - a.min_lr_frac) * 0.5 * (1 + math.cos(math.pi * prog)))
     prog = min(1.0, (step - a.warmup) / max(1, a.steps - a.warmup))
     if a.minutes:  # a wall-time budget: the cosine follows whichever runs out first
         prog = max(prog, min(1.0, elapsed / (60 * a.minutes)))
@@ -288,8 +296,21 @@ def main():
     ap.add_argument("--varied-wording", type=float, default=0.0, metavar="SHARE",
                     help="share of training questions worded by tools/train/phrasing.py instead of a fixed "
                     "template (0 = templates only); the learning curve then adds the held-out wordings")
+    ap.add_argument("--schedule", default="cosine", choices=["cosine", "wsd"],
+                    help="learning rate after warm-up: cosine over --steps/--minutes, or wsd (constant, then a cosine "
+                    "over --anneal-steps from --anneal-start; the run stops at the end of the anneal)")
+    ap.add_argument("--anneal-start", type=int, default=None, help="wsd: the step the anneal starts at (none: constant)")
+    ap.add_argument("--anneal-steps", type=int, default=1000, help="wsd: length of the anneal in steps")
+    ap.add_argument("--word-problem-form", default="sentences", choices=["sentences", "lines"],
+                    help="how a word problem's arithmetic is written (corpus.WORD_PROBLEM_FORM)")
+    ap.add_argument("--sorting-form", default="plain", choices=["plain", "columns"],
+                    help="how a sorted list is written (corpus.SORTING_FORM)")
     a = ap.parse_args()
+    if a.schedule == "wsd" and a.anneal_start is not None:
+        a.steps = min(a.steps, a.anneal_start + a.anneal_steps)
     corpus.VARIED_WORDING = a.varied_wording
+    corpus.WORD_PROBLEM_FORM = a.word_problem_form
+    corpus.SORTING_FORM = a.sorting_form
     corpus.ALIGNED = "" if a.aligned_arithmetic == "plain" else a.aligned_arithmetic
     C.keep_freed_memory()
 
