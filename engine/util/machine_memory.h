@@ -5,4 +5,8 @@ namespace dlm {
 // Bytes of physical memory, or 0 when the system does not say.
 double physical_memory_bytes();
 
+// Bytes the system can give without swapping (Linux's MemAvailable: free memory plus page cache it
+// can drop, which includes a mapped checkpoint's cached pages), or 0 when the system does not say.
+double available_memory_bytes();
+
 }  // namespace dlm

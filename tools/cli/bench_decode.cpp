@@ -1,5 +1,7 @@
 #include "bench_decode.h"
 
+#include "bench_model.h"
+
 #include <algorithm>
 #include <chrono>
 #include <ctime>
@@ -27,33 +29,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// The ids of a checkpoint folder that ships no tokenizer (make-checkpoint's random weights): the
-// benchmark feeds and reads ids only, so text is never needed; ids print as "<id>".
-class IdTokenizer final : public Tokenizer {
-public:
-    IdTokenizer(int vocab, std::vector<int32_t> specials) : vocab_(vocab), specials_(std::move(specials)) {}
-    std::string kind() const override { return "ids"; }
-    std::vector<int32_t> encode(std::string_view, bool) const override {
-        throw Error("this checkpoint has no tokenizer: it takes token ids only");
-    }
-    std::string decode(const std::vector<int32_t>& ids, bool skip_special) const override {
-        std::string out;
-        for (int32_t id : ids)
-            if (!(skip_special && is_special(id))) out += token_text(id);
-        return out;
-    }
-    std::string token_text(int32_t id) const override { return "<" + std::to_string(id) + ">"; }
-    bool is_special(int32_t id) const override {
-        return std::find(specials_.begin(), specials_.end(), id) != specials_.end();
-    }
-    int vocab_size() const override { return vocab_; }
-    std::optional<int32_t> token_id(std::string_view) const override { return std::nullopt; }
-
-private:
-    int vocab_;
-    std::vector<int32_t> specials_;
-};
 
 // Forwards every call and adds up the wall time of forward() and row_stats(). On the GPU the
 // forward call may return before the device is done; row_stats() then waits for it, so the split
@@ -114,19 +89,6 @@ struct DecodeResult {
     double tps() const { return median_run.wall_s > 0 ? median_run.sum.tokens_unmasked / median_run.wall_s : 0.0; }
 };
 
-std::vector<int32_t> synthetic_prompt(const ModelConfig& c, const Tokenizer& tok, int length) {
-    const CounterRng rng(11, rng_stream::kStrategy);
-    std::vector<int32_t> ids;
-    for (uint64_t i = 0; static_cast<int>(ids.size()) < length; ++i) {
-        const auto id = static_cast<int32_t>(rng.bits(0, i) % static_cast<uint64_t>(c.vocab_size));
-        // Ordinary tokens only: a mask, EOS or other special id in the prompt would change the run.
-        if (id == c.mask_token_id || id == c.eos_token_id || tok.is_special(id)) continue;
-        ids.push_back(id);
-    }
-    return ids;
-}
-
-
 }  // namespace
 
 DecodeSettings preset_settings(const DecodePreset& p, int gen) {
@@ -158,25 +120,13 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
     if (o.presets.empty()) throw UsageError("bench --section decode: no presets to run");
     const std::filesystem::path dir(o.model);
     std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) throw Error("model folder " + o.model + " does not exist");
     auto note = [](const std::string& line) { std::cerr << "bench: " << line << std::endl; };
 
-    // A published checkpoint brings its tokenizer; a random one made for benchmarks has none.
-    const bool has_tokenizer = std::filesystem::exists(dir / "tokenizer.json") || std::filesystem::exists(dir / "tokenizer.model");
-    std::unique_ptr<Checkpoint> ckpt;
-    ModelConfig config;
-    std::shared_ptr<const Tokenizer> tokenizer;
-    std::optional<ModelWeights> weights;
-    if (has_tokenizer) {
-        ckpt = std::make_unique<Checkpoint>(load_checkpoint(dir));
-        config = ckpt->config();
-        tokenizer = ckpt->tokenizer;
-    } else {
-        config = load_model_config(dir / "config.json");
-        weights.emplace(bind_weights(config, WeightStore::open(dir)));
-        tokenizer = std::make_shared<IdTokenizer>(config.vocab_size, std::vector<int32_t>{config.eos_token_id, config.mask_token_id});
-    }
-    const ModelWeights& w = ckpt ? ckpt->weights : *weights;
+    const BenchModel model = load_bench_model(dir);
+    const ModelConfig& config = model.config;
+    const Tokenizer* tokenizer = model.tokenizer.get();
+    const bool has_tokenizer = model.has_tokenizer;
+    const ModelWeights& w = model.weights();
     note("loading " + o.model + " onto the " + backend_kind_name(o.backend) + " backend");
     CpuBackendOptions cpu;
     cpu.threads = o.threads;

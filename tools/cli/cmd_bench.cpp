@@ -17,6 +17,7 @@
 
 #include "args.h"
 #include "bench_decode.h"
+#include "bench_step_cpu.h"
 #include "bench_forward_cuda.h"
 #include "bench_report.h"
 #include "commands.h"
@@ -46,6 +47,10 @@ const CommandSpec& bench_spec() {
         "               FLOPs ratio, wall-time speedup, E2E TPS, revision counters; the SureLock epsilon x m\n"
         "               sweep and the per-step FLOPs-ratio curve. Writes --data-out (JSON + CSV) for\n"
         "               tools/scripts/plot_strategies.py.\n"
+        "  step-cpu     (only when named; needs --model DIR, e.g. from 'make-checkpoint --dims llada-8b')\n"
+        "               seconds per denoising step on the CPU at each --lengths N (default 64,320; prompt\n"
+        "               --prompt-len, at most N/2), peak resident memory next to the weights' size, and the\n"
+        "               compute floor at the fp32 GEMM rate measured in the same run (--reps: timed steps).\n"
         "Each section replaces its previous version in the report; other sections are kept.",
         {
             {"out", "FILE", "markdown report to update (default docs/benchmarks.md; '-' prints it)"},
@@ -82,7 +87,7 @@ struct BenchContext {
     std::vector<std::string> decode_presets{"baseline", "fast-dllm", "surelock", "surelock+freecache"};  // decode section
     int prompt_len = 64;                                                                                  // decode section
     std::string decode_json;                                                                              // decode section
-    bool reps_given = false, gen_lens_given = false;
+    bool reps_given = false, gen_lens_given = false, lengths_given = false;
 };
 
 std::string cpu_model() {
@@ -401,6 +406,18 @@ MarkdownSection decode(const BenchContext& ctx) {
     return decode_section(o);
 }
 
+MarkdownSection step_cpu(const BenchContext& ctx) {
+    StepCpuOptions o;
+    o.model = ctx.forward_cuda.model;
+    if (ctx.lengths_given) o.lengths = ctx.forward_cuda.steps.lengths;
+    o.prompt_len = ctx.prompt_len;
+    if (ctx.reps_given) o.steps = ctx.reps;
+    o.threads = ctx.threads;
+    o.json_out = ctx.decode_json;
+    o.command = ctx.command;
+    return step_cpu_section(o);
+}
+
 struct Benchmark {
     const char* id;
     MarkdownSection (*run)(const BenchContext&);
@@ -412,6 +429,7 @@ constexpr Benchmark kBenchmarks[] = {
     {"strategies", strategies},
     {"forward-cuda", forward_cuda, false},  // needs a GPU and a large checkpoint
     {"decode", decode, false},              // end-to-end decodes, meant for large models
+    {"step-cpu", step_cpu, false},          // a large checkpoint's step on the CPU: minutes
 };
 
 std::string quoted(const std::string& word) {
@@ -447,6 +465,7 @@ int bench_main(std::span<const std::string> args) {
     ctx.forward_cuda = forward_cuda_options_from_args(a, ctx.command);
     ctx.reps_given = a.has("reps");
     ctx.gen_lens_given = a.has("gen-lens");
+    ctx.lengths_given = a.has("lengths");
     ctx.prompt_len = ctx.forward_cuda.steps.prompt_len;
     ctx.decode_json = ctx.forward_cuda.json_out;
     if (auto v = a.get("strategies")) {

@@ -3,7 +3,6 @@
 // and the attention reads every other column from that cache (or from the override source).
 #include "compute/cpu/cpu_backend.h"
 
-#include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
@@ -22,6 +21,7 @@
 #include "compute/cpu/cpu_weights.h"
 #include "compute/forward_validation.h"
 #include "util/error.h"
+#include "util/machine_memory.h"
 
 namespace dlm {
 
@@ -56,7 +56,8 @@ public:
         : weights_(weights),
           threads_(resolve_threads(options.threads, weights.config)),
           pool_(threads_),
-          cpu_weights_(weights_, options.weight_cache_bytes, pool_),
+          cpu_weights_(weights_, options.weight_cache_bytes, available_memory_bytes(), pool_),
+          gemm_(pool_),
           rope_(weights_.config.head_dim, weights_.config.rope_theta) {
         const ModelConfig& c = weights_.config;
         if (c.d_model <= 0 || c.n_layers <= 0 || c.n_heads <= 0 || c.n_kv_heads <= 0 || c.head_dim <= 0 ||
@@ -66,8 +67,6 @@ public:
             throw Error("CPU backend: " + std::to_string(c.n_heads) + " query heads cannot share " +
                         std::to_string(c.n_kv_heads) + " K/V heads evenly");
         if (c.head_dim % 2 != 0) throw Error("CPU backend: RoPE needs an even head dimension, got " + std::to_string(c.head_dim));
-        // OpenBLAS would otherwise start one spinning thread per core of its own.
-        openblas_set_num_threads(threads_);
         scores_.resize(static_cast<std::size_t>(pool_.size()));
     }
 
@@ -115,7 +114,7 @@ private:
     }
 
     std::vector<ItemPlan> validate(std::span<const ForwardItem> batch) const;
-    void run_layer(int layer, const cpu::LayerF32& w, ItemPlan& plan, std::vector<float>& x, Output& out);
+    void run_layer(int layer, const cpu::LayerMatrices& w, ItemPlan& plan, std::vector<float>& x, Output& out);
     void attention(int layer, ItemPlan& plan, Output& out);
     void seed_attention_rows(int layer, const ItemPlan& plan, const float* K, Output& out);
 
@@ -123,6 +122,7 @@ private:
     int threads_;
     cpu::ThreadPool pool_;
     cpu::CpuWeights cpu_weights_;
+    cpu::WeightGemm gemm_;
     cpu::RopeTable rope_;
 
     std::size_t batch_size_ = 0;
@@ -133,8 +133,9 @@ private:
     std::vector<std::vector<float>> x_;  // residual stream per item [m][d]
     std::vector<float> h_, q_, k_, v_, att_, gate_, up_, head_in_;
     std::vector<const float*> kcol_, vcol_;
-    std::vector<float> kpatch_, vpatch_, probs_;  // override-patched K/V, attention probabilities
-    std::vector<float> head_lse_;                 // per row, the current head's log-sum-exp
+    std::vector<float> kpatch_, vpatch_;           // override-patched K/V
+    std::vector<std::vector<float>> probs_;        // per thread: a head's attention probabilities
+    std::vector<std::vector<float>> head_lse_;     // per thread: per row, the head's log-sum-exp
     std::vector<std::vector<float>> scores_;  // per pool thread
     std::vector<std::vector<float>> stats_posterior_, stats_cfg_;  // per pool thread
 };
@@ -205,9 +206,8 @@ void CpuBackend::forward(std::span<const ForwardItem> batch) {
     }
 
     for (const ItemPlan& p : plans) p.cache->mark(p.item->rows, false);
-    // Layer-outer: a streamed layer is converted once for the whole batch.
     for (int l = 0; l < c.n_layers; ++l) {
-        const cpu::LayerF32& w = cpu_weights_.layer(l);
+        const cpu::LayerMatrices& w = cpu_weights_.layer(l);
         for (std::size_t b = 0; b < plans.size(); ++b)
             if (plans[b].m > 0) run_layer(l, w, plans[b], x_[b], outputs_[b]);
     }
@@ -226,11 +226,11 @@ void CpuBackend::forward(std::span<const ForwardItem> batch) {
             std::copy_n(x_[b].data() + static_cast<std::size_t>(p.head_index[i]) * d, d,
                         head_in_.data() + static_cast<std::size_t>(i) * d);
         cpu::rms_norm(head_in_.data(), mh, c.d_model, cpu_weights_.final_norm(), c.rms_eps, head_in_.data());
-        cpu_weights_.lm_head(head_in_.data(), mh, out.logits.data());
+        gemm_.xwt(head_in_.data(), mh, cpu_weights_.lm_head(), out.logits.data(), false);
     }
 }
 
-void CpuBackend::run_layer(int l, const cpu::LayerF32& w, ItemPlan& p, std::vector<float>& x, Output& out) {
+void CpuBackend::run_layer(int l, const cpu::LayerMatrices& w, ItemPlan& p, std::vector<float>& x, Output& out) {
     const ModelConfig& c = weights_.config;
     const int m = p.m, d = c.d_model, qd = c.q_dim(), kvd = c.kv_dim(), ff = c.d_ff;
     const int32_t* rows = p.item->rows.data();
@@ -243,9 +243,9 @@ void CpuBackend::run_layer(int l, const cpu::LayerF32& w, ItemPlan& p, std::vect
     rows_parallel([&](std::size_t b, std::size_t e) {
         cpu::rms_norm(x.data() + b * d, static_cast<int>(e - b), d, w.attn_norm, c.rms_eps, h_.data() + b * d);
     });
-    cpu::gemm_xwt(h_.data(), m, d, w.wq, qd, q_.data(), false);
-    cpu::gemm_xwt(h_.data(), m, d, w.wk, kvd, k_.data(), false);
-    cpu::gemm_xwt(h_.data(), m, d, w.wv, kvd, v_.data(), false);
+    gemm_.xwt(h_.data(), m, w.wq, q_.data(), false);
+    gemm_.xwt(h_.data(), m, w.wk, k_.data(), false);
+    gemm_.xwt(h_.data(), m, w.wv, v_.data(), false);
     rows_parallel([&](std::size_t b, std::size_t e) {
         const int n = static_cast<int>(e - b);
         if (w.bq) cpu::add_bias(q_.data() + b * qd, n, qd, w.bq);
@@ -259,18 +259,18 @@ void CpuBackend::run_layer(int l, const cpu::LayerF32& w, ItemPlan& p, std::vect
         }
     });
     attention(l, p, out);
-    cpu::gemm_xwt(att_.data(), m, qd, w.wo, d, x.data(), true);
+    gemm_.xwt(att_.data(), m, w.wo, x.data(), true);
 
     // FFN block.
     rows_parallel([&](std::size_t b, std::size_t e) {
         cpu::rms_norm(x.data() + b * d, static_cast<int>(e - b), d, w.ffn_norm, c.rms_eps, h_.data() + b * d);
     });
-    cpu::gemm_xwt(h_.data(), m, d, w.w_gate, ff, gate_.data(), false);
-    cpu::gemm_xwt(h_.data(), m, d, w.w_up, ff, up_.data(), false);
+    gemm_.xwt(h_.data(), m, w.w_gate, gate_.data(), false);
+    gemm_.xwt(h_.data(), m, w.w_up, up_.data(), false);
     rows_parallel([&](std::size_t b, std::size_t e) {
         cpu::swiglu(gate_.data() + b * ff, up_.data() + b * ff, (e - b) * static_cast<std::size_t>(ff));
     });
-    cpu::gemm_xwt(gate_.data(), m, ff, w.w_down, d, x.data(), true);
+    gemm_.xwt(gate_.data(), m, w.w_down, x.data(), true);
 }
 
 void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
@@ -298,37 +298,29 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
     }
     // Causal rows never look past the last computed row.
     const int cols = c.bidirectional ? n : rows[m - 1] + 1;
-    probs_.resize(static_cast<std::size_t>(m) * cols);
-    head_lse_.resize(static_cast<std::size_t>(m));
     const bool keep_attention = !out.attention.empty() && l == c.n_layers - 1;
     // Seeds whose diagonal the closed-form correction restores after the shared override pass.
     std::vector<int> corrected;
     if (p.override_source && p.self_sees_fresh && p.closed_form)
         for (int i = 0; i < m; ++i)
             if (p.overridden[rows[i]]) corrected.push_back(i);
-    for (int h = 0; h < H; ++h) {
+    // One head: scores, softmax and output in the thread's own buffers. A head's values never
+    // depend on the thread that computes it.
+    auto run_head = [&](int h, std::vector<float>& probs, std::vector<float>& head_lse) {
         const int g = h / group;
-        cpu::gemm_abt(q_.data() + h * hd, qd, K + g * hd, kvd, probs_.data(), cols, m, cols, hd, scale);
-        pool_.parallel_for(static_cast<std::size_t>(m), 8, [&](int, std::size_t b, std::size_t e) {
-            for (std::size_t i = b; i < e; ++i) {
-                float* row = probs_.data() + i * cols;
-                if (p.shadow.active()) hide_shadow_columns(row, rows[i], p.shadow);
-                const int visible = c.bidirectional ? cols : rows[i] + 1;
-                const float s = cpu::softmax_in_place(row, visible);
-                std::fill(row + visible, row + cols, 0.0f);
-                head_lse_[i] = s;
-                if (lse) lse[i * H + h] = s;
-            }
-        });
-        cpu::gemm_ab(probs_.data(), cols, Vv + g * hd, kvd, att_.data() + h * hd, qd, m, hd, cols);
-        if (keep_attention) {
-            const float inv_h = 1.0f / static_cast<float>(H);
-            for (int i = 0; i < m; ++i) {
-                const float* src = probs_.data() + static_cast<std::size_t>(i) * cols;
-                float* dst = out.attention.data() + static_cast<std::size_t>(i) * n;
-                for (int j = 0; j < cols; ++j) dst[j] += src[j] * inv_h;
-            }
+        probs.resize(static_cast<std::size_t>(m) * cols);
+        head_lse.resize(static_cast<std::size_t>(m));
+        cpu::gemm_abt(q_.data() + h * hd, qd, K + g * hd, kvd, probs.data(), cols, m, cols, hd, scale);
+        for (int i = 0; i < m; ++i) {
+            float* row = probs.data() + static_cast<std::size_t>(i) * cols;
+            if (p.shadow.active()) hide_shadow_columns(row, rows[i], p.shadow);
+            const int visible = c.bidirectional ? cols : rows[i] + 1;
+            const float s = cpu::softmax_in_place(row, visible);
+            std::fill(row + visible, row + cols, 0.0f);
+            head_lse[static_cast<std::size_t>(i)] = s;
+            if (lse) lse[static_cast<std::size_t>(i) * H + h] = s;
         }
+        cpu::gemm_ab(probs.data(), cols, Vv + g * hd, kvd, att_.data() + h * hd, qd, m, hd, cols);
         // the COVER paper, Appendix B: o_i = (o_ovr - a·v'_i + a·e^delta·v_i) / r, per seed row.
         for (int i : corrected) {
             const int pos = rows[i];
@@ -340,7 +332,7 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
             float* o = att_.data() + static_cast<std::size_t>(i) * qd + h * hd;
             DiagonalCorrectionInput in;
             in.out_override = std::span<const float>(o, static_cast<std::size_t>(hd));
-            in.lse_override = head_lse_[static_cast<std::size_t>(i)];
+            in.lse_override = head_lse[static_cast<std::size_t>(i)];
             in.score_override = static_cast<double>(cpu::dot(qi, k_ovr, hd)) * scale;
             in.score_fresh = static_cast<double>(cpu::dot(qi, k_fresh, hd)) * scale;
             in.v_override = std::span<const float>(v_ovr, static_cast<std::size_t>(hd));
@@ -348,6 +340,26 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
             const DiagonalCorrection r = apply_diagonal_correction(in, std::span<float>(o, static_cast<std::size_t>(hd)));
             if (lse) lse[static_cast<std::size_t>(i) * H + h] = static_cast<float>(r.lse);
         }
+    };
+    probs_.resize(static_cast<std::size_t>(pool_.size()));
+    head_lse_.resize(static_cast<std::size_t>(pool_.size()));
+    if (keep_attention) {
+        // The head-averaged map sums the heads in order, so they run one after another.
+        const float inv_h = 1.0f / static_cast<float>(H);
+        for (int h = 0; h < H; ++h) {
+            run_head(h, probs_[0], head_lse_[0]);
+            for (int i = 0; i < m; ++i) {
+                const float* src = probs_[0].data() + static_cast<std::size_t>(i) * cols;
+                float* dst = out.attention.data() + static_cast<std::size_t>(i) * n;
+                for (int j = 0; j < cols; ++j) dst[j] += src[j] * inv_h;
+            }
+        }
+    } else {
+        pool_.parallel_for(static_cast<std::size_t>(H), 1, [&](int thread, std::size_t b, std::size_t e) {
+            for (std::size_t h = b; h < e; ++h)
+                run_head(static_cast<int>(h), probs_[static_cast<std::size_t>(thread)],
+                         head_lse_[static_cast<std::size_t>(thread)]);
+        });
     }
     if (keep_attention && p.override_source && p.self_sees_fresh) seed_attention_rows(l, p, K, out);
 

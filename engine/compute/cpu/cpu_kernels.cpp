@@ -7,12 +7,6 @@
 
 namespace dlm::cpu {
 
-void gemm_xwt(const float* x, int m, int k, const float* w, int n_out, float* y, bool accumulate) {
-    if (m == 0 || n_out == 0) return;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n_out, k, 1.0f, x, k, w, k, accumulate ? 1.0f : 0.0f, y,
-                n_out);
-}
-
 void gemm_abt(const float* a, int lda, const float* b, int ldb, float* c, int ldc, int m, int n, int k, float alpha) {
     if (m == 0 || n == 0) return;
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, 0.0f, c, ldc);

@@ -1,18 +1,14 @@
 #pragma once
 // The fp32 building blocks of the CPU transformer forward.
 // Everything here works on row-major [rows, features] matrices and treats every row on its own.
-// Only the sgemm wrappers can make a row's last bits depend on the other rows (see gemm_xwt).
+// Only the sgemm wrappers can make a row's last bits depend on the other rows: OpenBLAS's register
+// tiling makes them depend on where a row sits in the tile (~1 ulp between calls with other M).
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 namespace dlm::cpu {
-
-// Y[M, n_out] = X[M, k] · W[n_out, k]ᵀ (+ Y when `accumulate`): the PyTorch Linear layout.
-// OpenBLAS's register tiling makes the last bits of a row depend on where it sits in the tile,
-// so results for the same row can differ by ~1 ulp between calls with different M.
-void gemm_xwt(const float* x, int m, int k, const float* w, int n_out, float* y, bool accumulate);
 
 // C[m, n] (row stride ldc) = alpha · A[m, k] (stride lda) · B[n, k]ᵀ (stride ldb): attention
 // scores Q_h · K_hᵀ straight out of the interleaved head layout.
