@@ -499,5 +499,60 @@ TEST(CliPublishedCheckpoint, DreamFolderRunsWithThePromptTransformersMakes) {
     EXPECT_EQ(raw.json().at("prompt_tokens"), 7) << raw.out;
 }
 
+// Qwen2.5's tokenizer files as published (its vocabulary and merges are Dream's, which the test
+// data keeps once) beside random qwen2 weights: the folder opens as the guider family, and
+// `inspect --prompt` shows the ids transformers makes for its ChatML template with Qwen's own
+// default system line. A causal model is not decoded by `run`, so inspect is where a user sees them.
+TEST(CliPublishedCheckpoint, QwenFolderOpensWithThePromptTransformersMakes) {
+    test::ScratchDir scratch{"dlm-cli-qwen25"};
+    const auto dir = scratch.path() / "qwen2.5";
+    test::RandomCheckpointOptions o;
+    o.vocab_size = 151936;
+    o.d_model = 16;
+    o.d_ff = 16;
+    o.n_layers = 1;
+    o.eos_token_id = 151645;
+    o.dtype = DType::BF16;
+    test::write_random_checkpoint(dir, Family::Qwen2, o);
+    const std::filesystem::path data = DLM_TEST_DATA_DIR;
+    for (const char* f : {"vocab.json", "merges.txt"})
+        std::filesystem::copy_file(data / "dream-v0-instruct-7b" / f, dir / f);
+    for (const char* f : {"tokenizer_config.json", "added_tokens.json", "special_tokens_map.json", "generation_config.json"})
+        std::filesystem::copy_file(data / "qwen2.5-0.5b-instruct" / f, dir / f);
+
+    const auto vectors = nlohmann::json::parse(read_text(data / "tokenizer-vectors" / "chat.json"));
+    nlohmann::json expected;
+    for (const auto& c : vectors.at("cases"))
+        if (c.at("template") == "qwen2.5-0.5b-instruct" && c.at("messages").size() == 1 &&
+            c.at("messages")[0].at("content") == "What is 2+2?")
+            expected = c.at("ids");
+    ASSERT_FALSE(expected.is_null());
+
+    const auto r = run_cli({"inspect", dir.string(), "--prompt", "What is 2+2?", "--json"}, scratch.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = r.json();
+    EXPECT_EQ(j.at("family"), "qwen2");
+    EXPECT_EQ(j.at("tokenizer").at("files"), "vocab.json + merges.txt") << j.at("tokenizer");
+    EXPECT_EQ(j.at("chat_template").at("default_system"),
+              "You are Qwen, created by Alibaba Cloud. You are a helpful assistant.");
+    EXPECT_TRUE(j.at("prompt").at("chat").get<bool>());
+    EXPECT_EQ(j.at("prompt").at("ids"), expected);
+
+    // Plain text: "What is 2+2?" is 7 of Qwen's tokens, no BOS (add_bos_token is false).
+    const auto plain = run_cli({"inspect", dir.string(), "--prompt", "What is 2+2?", "--no-chat", "--json"}, scratch.path());
+    ASSERT_EQ(plain.status, 0) << plain.err;
+    EXPECT_FALSE(plain.json().at("prompt").at("chat").get<bool>());
+    EXPECT_EQ(plain.json().at("prompt").at("ids").size(), 7u);
+
+    const auto text = run_cli({"inspect", dir.string(), "--prompt", "What is 2+2?"}, scratch.path());
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("(chat template): 151644=\"<|im_start|>\""), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("logits         causal (row i predicts token i+1)"), std::string::npos) << text.out;
+
+    const auto bad = run_cli({"inspect", dir.string(), "--no-chat"}, scratch.path());
+    EXPECT_NE(bad.status, 0);
+    EXPECT_NE(bad.err.find("--no-chat goes with --prompt"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace dlm::cli_test

@@ -3,10 +3,12 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "decode/decode_session.h"
 #include "decode/generation_defaults.h"
 #include "args.h"
 #include "commands.h"
@@ -21,10 +23,13 @@ namespace {
 const CommandSpec& inspect_spec() {
     static const CommandSpec spec{
         "inspect",
-        "DIR [--json]",
+        "DIR [--json] [--prompt TEXT [--no-chat]]",
         "Describe a checkpoint folder: architecture, dimensions, tensors, tokenizer, special tokens.",
-        "",
-        {{"json", "", "print one JSON object"}},
+        "With --prompt, also the token ids the prompt becomes, exactly as run and eval feed them (the chat\n"
+        "template applied when the engine recognises it), each with its text.",
+        {{"json", "", "print one JSON object"},
+         {"prompt", "TEXT", "also show the ids this prompt becomes"},
+         {"no-chat", "", "with --prompt: the prompt as plain text, no chat template"}},
         1,
         1,
         "a checkpoint folder DIR",
@@ -74,6 +79,11 @@ std::string token_piece(const Tokenizer& tok, int id) {
     return tok.token_text(id);
 }
 
+// A token's text in quotes, with newlines and other control characters escaped.
+std::string quote_token(const std::string& text) {
+    return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace
 
 int inspect_main(std::span<const std::string> args) {
@@ -97,6 +107,10 @@ int inspect_main(std::span<const std::string> args) {
     const SpecialToken specials[] = {{"mask", c.mask_token_id}, {"bos", c.bos_token_id},
                                      {"eos", c.eos_token_id},   {"pad", c.pad_token_id},
                                      {"eot", c.eot_token_id}};
+    if (a.has("no-chat") && !a.has("prompt")) throw UsageError("--no-chat goes with --prompt");
+    const std::optional<std::string> prompt = a.get("prompt");
+    const bool prompt_chat = prompt && chat.recognised() && !a.flag("no-chat");
+    const std::vector<int32_t> prompt_ids = prompt ? build_prompt(ckpt, *prompt, prompt_chat) : std::vector<int32_t>{};
 
     if (a.flag("json")) {
         nlohmann::json special = nlohmann::json::object();
@@ -148,6 +162,11 @@ int inspect_main(std::span<const std::string> args) {
             {"warnings", ckpt.warnings},
             {"unexpected_tensors", ckpt.weights.unexpected},
         };
+        if (prompt) {
+            nlohmann::json pieces = nlohmann::json::array();
+            for (int32_t id : prompt_ids) pieces.push_back(tok.token_text(id));
+            j["prompt"] = {{"text", *prompt}, {"chat", prompt_chat}, {"ids", prompt_ids}, {"pieces", pieces}};
+        }
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         return kExitOk;
     }
@@ -200,6 +219,12 @@ int inspect_main(std::span<const std::string> args) {
     std::cout << '\n';
     for (const auto& note : gen.notes) std::cout << "               (" << note << ")\n";
     for (const auto& w : ckpt.warnings) std::cout << "warning        " << w << '\n';
+    if (prompt) {
+        std::cout << "prompt         " << prompt_ids.size() << " tokens" << (prompt_chat ? " (chat template)" : " (plain)")
+                  << ":";
+        for (int32_t id : prompt_ids) std::cout << ' ' << id << '=' << quote_token(tok.token_text(id));
+        std::cout << '\n';
+    }
     if (ckpt.weights.unexpected.empty()) {
         std::cout << "unexpected     none\n";
     } else {
