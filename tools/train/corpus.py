@@ -261,6 +261,34 @@ def mul_render(p, rng):
     return f"{p['a']} * {aligned(p['b'], w)} = {aligned(c, w + 1)}\n#### {c}", str(c)
 
 
+# running sums: three or four numbers of a word problem's sizes, added two at a time. The first
+# operand of every line after the first exists only in the response (the previous line's result),
+# so the sum must be read off the line. The addition families alone let a model compute from the
+# prompt's copy of the operands instead, and that skill does not carry to a word problem's total.
+RSUM_TPL = [
+    lambda p: f"What is {' + '.join(str(x) for x in p['xs'])}?",
+    lambda p: f"Compute {' + '.join(str(x) for x in p['xs'])}.",
+    lambda p: f"Add {and_list(p['xs'])}.",
+    lambda p: f"What is the sum of {and_list(p['xs'])}?",
+    lambda p: f"Find the sum of {fmt_list(p['xs'])}.",
+    # held-out
+    lambda p: f"Total these numbers: {fmt_list(p['xs'])}.",
+]
+
+
+def rsum_key(rng):
+    xs = [rng.randint(1, rng.choice([9, 99, 540])) for _ in range(rng.choice([3, 3, 4]))]
+    return "+".join(str(x) for x in xs), {"xs": xs}
+
+
+def rsum_render(p, rng):
+    run, lines = p["xs"][0], []
+    for x in p["xs"][1:]:
+        lines.append(add_render({"a": run, "b": x, "style": 0}, None, "+", 4)[0].split("\n")[0])
+        run += x
+    return "\n".join(lines) + f"\n#### {run}", str(run)
+
+
 # word problems
 WP_TPL = [
     lambda p: f"{p['name']} went to the {p['store']}. {p['pr']} bought {p['items_q']}. How much did {p['pl']} spend in total?",
@@ -493,10 +521,11 @@ FAMILIES = {
     # Weight 0 in the default mixture, which therefore draws the same stream as before it existed;
     # training commands name it in --family-weights.
     "multiplication": (mul_key, MUL_TPL, 2, mul_render, 0.0),
+    "running_sum": (rsum_key, RSUM_TPL, 1, rsum_render, 0.0),
 }
 # Recommended generation canvas (response tokens incl. <|eot|> and <|endoftext|> tail) per
 # family: >= the longest response of the family's short styles. Written to the eval jsonl.
-GEN_LENGTH = {"multiplication": 48, "addition": 48, "addition4": 48, "subtraction": 48, "sorting": 96,
+GEN_LENGTH = {"multiplication": 48, "running_sum": 64, "addition": 48, "addition4": 48, "subtraction": 48, "sorting": 96,
               "counting": 64, "word_problem": 192, "story": 96}
 SCORED = ["addition", "addition4", "subtraction", "word_problem", "sorting", "counting"]
 
