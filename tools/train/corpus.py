@@ -525,7 +525,7 @@ FAMILIES = {
 }
 # Recommended generation canvas (response tokens incl. <|eot|> and <|endoftext|> tail) per
 # family: >= the longest response of the family's short styles. Written to the eval jsonl.
-GEN_LENGTH = {"multiplication": 48, "running_sum": 64, "addition": 48, "addition4": 48, "subtraction": 48, "sorting": 96,
+GEN_LENGTH = {"multiplication": 48, "running_sum": 64, "addition": 48, "addition4": 48, "subtraction": 48, "sorting": 160,
               "counting": 64, "word_problem": 192, "story": 96}
 SCORED = ["addition", "addition4", "subtraction", "word_problem", "sorting", "counting"]
 
