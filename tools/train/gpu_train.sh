@@ -70,18 +70,20 @@ SHIPPED_MDLM_SIZE=$("$PY" -c "import json, sys; sys.path.insert(0, '$ROOT/tools/
 [ -n "$MDLM_SIZE" ] || MDLM_SIZE="$SHIPPED_MDLM_SIZE"
 init_mdlm() { [ "$MDLM_SIZE" = "$SHIPPED_MDLM_SIZE" ] && init tiny-mdlm; }
 
-# The embedded models' mixture (the multiplication family trains the products of word problems).
-MIXTURE=addition=0.18,addition4=0.1,subtraction=0.17,multiplication=0.1,word_problem=0.25,sorting=0.12,counting=0.05,story=0.03
+# The embedded models' mixture and response forms (docs/models.md §4): the multiplication family
+# trains the products of word problems, running_sum their running totals.
+MIXTURE=addition=0.08,addition4=0.08,subtraction=0.08,multiplication=0.1,running_sum=0.14,word_problem=0.3,sorting=0.12,counting=0.08,story=0.02
+FORMS="--word-problem-form lines --sorting-form columns --varied-wording 0.7"
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
 "$PY" "$ROOT/tools/train/train.py" --model mdlm --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
   --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
-  --suffix-mask 0.7 --family-weights "$MIXTURE" \
+  --suffix-mask 0.7 --family-weights "$MIXTURE" $FORMS \
   --data-workers $(( CORES > 8 ? CORES * 2 / 3 : 2 )) --threads 2 --val-every 250 --curve-every 1000 \
   --ckpt-min 100 --work "$WORK/mdlm" --out "$MODELS/tiny-mdlm" --plot "$PLOTS/loss-tiny-mdlm.png" \
   >"$OUT/train-mdlm.log" 2>&1 &
 mdlm=$!
 "$PY" "$ROOT/tools/train/train.py" --model ar --size base $(init tiny-ar) --device "$DEVICE" \
-  --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000 --minutes "$AR_MIN" --seed 12 --family-weights "$MIXTURE" \
+  --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000 --minutes "$AR_MIN" --seed 12 --family-weights "$MIXTURE" $FORMS \
   --data-workers $(( CORES > 8 ? CORES / 4 : 1 )) --threads 1 --val-every 250 --curve-every 1000 \
   --ckpt-min 100 --work "$WORK/ar" --out "$MODELS/tiny-ar" --plot "$PLOTS/loss-tiny-ar.png" \
   >"$OUT/train-ar.log" 2>&1 &
