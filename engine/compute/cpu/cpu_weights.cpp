@@ -31,9 +31,6 @@ std::string gigabytes(double bytes) {
     return buf;
 }
 
-// Working memory besides the weights that a forward needs at least (activations, a tile, the
-// logits of a few hundred rows): a margin, not a bound.
-constexpr double kWorkingMargin = 512.0 * 1024 * 1024;
 
 }  // namespace
 
@@ -88,9 +85,10 @@ CpuWeights::CpuWeights(const ModelWeights& weights, std::size_t fp32_copy_budget
             as_fp32 += double(b.view->numel()) * sizeof(float);
         }
     }
+    const double margin = working_memory(in_place + stored);
     const bool convert = as_fp32 > 0 && as_fp32 <= double(fp32_copy_budget) &&
-                         (available == 0 || in_place + as_fp32 + kWorkingMargin <= available);
-    const double need = in_place + (convert ? as_fp32 : stored) + kWorkingMargin;
+                         (available == 0 || in_place + as_fp32 + margin <= available);
+    const double need = in_place + (convert ? as_fp32 : stored) + margin;
     if (available > 0 && need > available)
         throw Error("CPU backend: the model needs " + gigabytes(need) + " of memory (" +
                     gigabytes(in_place + stored) + " of weights read on every forward, plus working memory), but only " +
@@ -121,6 +119,10 @@ CpuWeights::CpuWeights(const ModelWeights& weights, std::size_t fp32_copy_budget
     head_ = bind(weights.lm_head, int(V), int(d), convert);
     small_.back().resize(static_cast<std::size_t>(d));
     final_norm_ = prepare_small(weights.final_norm, small_.back(), 0);
+}
+
+double CpuWeights::working_memory(double weight_bytes) {
+    return std::min(512.0 * 1024 * 1024, 64.0 * 1024 * 1024 + weight_bytes / 8);
 }
 
 const float* CpuWeights::prepare_small(const TensorView* t, std::vector<float>& storage, std::size_t offset) {

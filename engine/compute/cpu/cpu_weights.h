@@ -34,6 +34,10 @@ public:
     const float* final_norm() const { return final_norm_; }
     const WeightMatrix& lm_head() const { return head_; }
 
+    // Working memory a forward needs besides `weight_bytes` of weights (activations, tiles, a few
+    // hundred rows of logits), counted in the memory check: a margin, not a bound.
+    static double working_memory(double weight_bytes);
+
     // Bytes of fp32 copies made at load (0 when the matrices are widened per forward).
     std::size_t converted_bytes() const { return converted_bytes_; }
     // Matrices widened from the memory map on every forward.

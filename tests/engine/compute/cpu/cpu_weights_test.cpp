@@ -21,7 +21,6 @@ struct Bf16Model : test::RandomModel {
 };
 
 constexpr double kPlenty = 64e9;
-constexpr double kMargin = 512.0 * 1024 * 1024;  // the working memory CpuWeights adds to the weights
 
 // Elements of every matrix the forward multiplies by (the layers' seven and the LM head).
 double matrix_elements(const ModelWeights& w) {
@@ -57,7 +56,8 @@ TEST(CpuWeights, WidensInsteadOfCopyingPastTheAvailableMemory) {
     ThreadPool pool(1);
     // Enough for the mapped BF16 weights (2 bytes each) and the working margin, not for their
     // fp32 copies (4 bytes each).
-    CpuWeights w(m.weights, std::size_t(1) << 30, kMargin + 3.0 * matrix_elements(m.weights), pool);
+    const double stored = 2.0 * matrix_elements(m.weights);
+    CpuWeights w(m.weights, std::size_t(1) << 30, CpuWeights::working_memory(stored) + 1.5 * stored, pool);
     EXPECT_EQ(w.converted_bytes(), 0u);
     EXPECT_GT(w.widened_matrices(), 0);
 }
