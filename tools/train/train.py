@@ -350,6 +350,11 @@ def main():
         model.load_state_dict(s["model"])
         opt.load_state_dict(s["opt"])
         step, elapsed, tokens = s["step"], s["elapsed"], s.get("tokens", 0)
+        # A resumed command need not repeat --init-from-shipped: the history of the weights it
+        # started from travels in the checkpoint, so the export keeps it.
+        history = (s.get("args") or {}).get("shipped_history")
+        if history is not None:
+            a.shipped_history = history
         print(f"resumed from {ck} at step {step} ({elapsed / 60:.1f} min)", flush=True)
     elif a.init_from:
         model.load_state_dict(torch.load(a.init_from, map_location="cpu")["model"])
