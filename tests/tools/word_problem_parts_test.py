@@ -1,0 +1,46 @@
+#!/usr/bin/python3
+"""tools/train/word_problem_parts.py counts a word problem's lines as a person would check them."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+source = sys.argv[sys.argv.index("--source") + 1]
+sys.path.insert(0, os.path.join(source, "tools", "train"))
+import word_problem_parts as w  # noqa: E402
+
+rows = [
+    # all right: two products, one sum wired to them
+    {"family": "word_problem", "correct": True,
+     "output": "He bought 3 pens at $4 each.\n3 * 04 = 012\nHe bought 2 cups at $3 each.\n2 * 03 = 006\n"
+               "The total cost is:\n0012 + 0006 = 00018\n#### 18"},
+    # products right, the sum's operands right, the sum wrong
+    {"family": "word_problem", "correct": False,
+     "output": "3 * 04 = 012\n2 * 03 = 006\n0012 + 0006 = 00028\n#### 28"},
+    # a wrong product, and a sum that adds something else than the lines above
+    {"family": "word_problem", "correct": False,
+     "output": "3 * 04 = 013\n2 * 03 = 006\n0011 + 0006 = 00017\n#### 17"},
+    # three items: the second sum adds the first sum's result and the third product
+    {"family": "word_problem", "correct": True,
+     "output": "1 * 05 = 005\n2 * 10 = 020\n4 * 02 = 008\n0005 + 0020 = 00025\n0025 + 0008 = 00033\n#### 33"},
+    {"family": "addition", "correct": True, "output": "074 + 064 = 0138\n#### 138"},  # not a word problem
+]
+c = w.count(rows)
+expected = {"rows": 4, "correct": 2, "products": 9, "products_right": 8, "sums": 5, "sums_right": 4,
+            "rows_with_sums": 4, "rows_wired_right": 3}
+assert c == expected, c
+
+with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "pred.jsonl")
+    with open(path, "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows))
+    out = subprocess.run([sys.executable, os.path.join(source, "tools/train/word_problem_parts.py"), path, "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == expected, out
+    bad = os.path.join(d, "bad.jsonl")
+    open(bad, "w").write("{not json\n")
+    r = subprocess.run([sys.executable, os.path.join(source, "tools/train/word_problem_parts.py"), bad],
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "cannot read" in r.stderr, (r.returncode, r.stderr)
+print("ok")
