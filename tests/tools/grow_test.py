@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_reference_test import SKIP, torch_python  # noqa: E402
+from torch_reference_test import torch_python_or_skip  # noqa: E402
 
 
 def check(source):
@@ -68,10 +68,7 @@ def main():
         check(args.source)
         print("PASS")
         return 0
-    py = torch_python()
-    if py is None:
-        print("SKIP: no Python with PyTorch (set DLM_TORCH_PYTHON, or install python3-torch)")
-        return SKIP
+    py = torch_python_or_skip()
     return subprocess.run([py, os.path.abspath(__file__), "--source", args.source, "--inner"]).returncode
 
 

@@ -35,6 +35,15 @@ def torch_python():
     return None
 
 
+def torch_python_or_skip():
+    """The Python with PyTorch, or exit with SKIP (ctest: skipped) saying how to get one."""
+    py = torch_python()
+    if py is None:
+        print("SKIP: no Python with PyTorch (set DLM_TORCH_PYTHON, or install python3-torch)")
+        sys.exit(SKIP)
+    return py
+
+
 def run(cmd, **kw):
     print("+ " + " ".join(cmd), flush=True)
     r = subprocess.run(cmd, capture_output=True, text=True, **kw)
@@ -135,10 +144,7 @@ def main():
     ap.add_argument("--tool", required=True)
     ap.add_argument("--source", required=True)
     args = ap.parse_args()
-    py = torch_python()
-    if py is None:
-        print("SKIP: no Python with PyTorch (set DLM_TORCH_PYTHON, or install python3-torch)")
-        return SKIP
+    py = torch_python_or_skip()
     print(f"PyTorch from {py}")
     with tempfile.TemporaryDirectory(prefix="dlm-torch-ref-") as tmp:
         (logits_part if args.part == "logits" else pipeline_part)(args, py, tmp)

@@ -31,6 +31,22 @@ expected = {"rows": 4, "correct": 2, "products": 9, "products_right": 8, "sums":
             "rows_with_sums": 4, "rows_wired_right": 3}
 assert c == expected, c
 
+# The parser reads exactly the form the corpus writes: every reference response of the line form
+# counts as all right, with one product per item and one sum per item after the first.
+import corpus  # noqa: E402
+import random  # noqa: E402
+
+corpus.WORD_PROBLEM_FORM = "lines"
+rng = random.Random(7)
+reference = [corpus.make_example("word_problem", rng, "val") for _ in range(200)]
+items = [len(w.parts(e["response"])[0]) for e in reference]
+ref = w.count([{"family": "word_problem", "correct": True, "output": e["response"]} for e in reference])
+assert ref["products"] == ref["products_right"] == sum(items), ref
+assert ref["sums"] == ref["sums_right"] == sum(n - 1 for n in items), ref
+assert ref["rows_wired_right"] == ref["rows_with_sums"] == sum(n > 1 for n in items) > 0, ref
+assert all(e["response"].count("\n") + 1 == 2 * n + (n > 1) * n + 1 for e, n in zip(reference, items)), \
+    "a reference line the parser did not see"
+
 with tempfile.TemporaryDirectory() as d:
     path = os.path.join(d, "pred.jsonl")
     with open(path, "w") as f:

@@ -10,6 +10,7 @@ predictions file, how many products and sums are right and how many sums took th
   dlmscope-cli eval --model resources/models/tiny-mdlm --split test --predictions out/pred.jsonl
   /usr/bin/python3 tools/train/word_problem_parts.py out/pred.jsonl [--json]
 """
+import argparse
 import json
 import re
 import sys
@@ -56,17 +57,18 @@ def count(rows):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 1:
-        sys.exit(__doc__)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("predictions", help="the jsonl file `dlmscope-cli eval --predictions` wrote")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    a = ap.parse_args()
     try:
-        rows = [json.loads(line) for line in open(args[0]) if line.strip()]
+        rows = [json.loads(line) for line in open(a.predictions) if line.strip()]
     except (OSError, ValueError) as e:
-        sys.exit(f"word_problem_parts: cannot read {args[0]}: {e}")
+        sys.exit(f"word_problem_parts: cannot read {a.predictions}: {e}")
     c = count(rows)
     if not c["rows"]:
-        sys.exit(f"word_problem_parts: {args[0]} has no word_problem rows")
-    if "--json" in sys.argv:
+        sys.exit(f"word_problem_parts: {a.predictions} has no word_problem rows")
+    if a.json:
         print(json.dumps(c))
         return
     print(f"word problems {c['correct']}/{c['rows']} right; products {c['products_right']}/{c['products']} right; "

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Checks that tools/train/train.py keeps a model's history across a resume: a run started with
+--init-from-shipped exports the shipped folder's training.json as args.shipped_history, and so does
+the same run resumed from its checkpoint by a command that no longer names the shipped folder.
+
+  python3 tests/tools/train_resume_test.py --source <checkout>
+
+Exits 77 (ctest: skipped) when no Python with PyTorch is found (see torch_reference_test.py).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_reference_test import torch_python_or_skip  # noqa: E402
+
+
+def train(py, source, tmp, work, steps, *extra):
+    cmd = [py, os.path.join(source, "tools", "train", "train.py"), "--model", "ar", "--size", "tiny",
+           "--steps", str(steps), "--batch", "2", "--warmup", "1", "--max-len", "96", "--seed", "5",
+           "--work", os.path.join(tmp, work), "--out", os.path.join(tmp, work, "export"),
+           "--plot", os.path.join(tmp, work, "loss.png"), *extra]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    if r.returncode != 0:
+        raise SystemExit(f"FAIL: {' '.join(cmd)}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+    return json.load(open(os.path.join(tmp, work, "export", "training.json")))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--source", required=True)
+    args = ap.parse_args()
+    py = torch_python_or_skip()
+    with tempfile.TemporaryDirectory() as tmp:
+        shipped = train(py, args.source, tmp, "first", 1)  # stands in for a shipped folder
+        shipped_dir = os.path.join(tmp, "first", "export")
+        started = train(py, args.source, tmp, "second", 1, "--init-from-shipped", shipped_dir)
+        if started["args"].get("shipped_history") != shipped:
+            raise SystemExit("FAIL: a run started from a shipped folder does not export its history")
+        resumed = train(py, args.source, tmp, "second", 2)
+        if resumed["step"] != 2:
+            raise SystemExit(f"FAIL: the second command did not resume and continue (step {resumed['step']})")
+        if resumed["args"].get("shipped_history") != shipped:
+            raise SystemExit("FAIL: the resumed run's export lost the history of the weights it started from")
+    print("PASS")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
