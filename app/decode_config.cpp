@@ -186,6 +186,11 @@ void DecodeConfig::setSetting(const QString& key, const QVariant& value) {
         settings_.remove(key);
     } else {
         if (settings_.contains(key) && settings_.value(key).toString() == v) return;
+        // Steps follow the canvas while they equal it (one token per step), as in the CLI, so a
+        // new gen length does not leave a step count meant for another canvas.
+        if (key == QLatin1String("gen_length") &&
+            settings_.value("steps").toString() == settings_.value("gen_length").toString() && v.toInt() > 0)
+            settings_.insert("steps", v);
         settings_.insert(key, v);
     }
     preset_index_ = matchPreset(settings_);
@@ -284,14 +289,12 @@ void DecodeConfig::useExample(int index) {
     if (index < 0 || index >= examples_.size()) return;
     const QVariantMap e = examples_[index].toMap();
     const int gen = e.value("genLength").toInt();
-    // The whole answer must fit: the canvas follows the example; steps follow when they did.
-    const bool steps_followed = settings_.value("steps").toInt() == settings_.value("gen_length").toInt();
+    // The whole answer must fit: the canvas follows the example (and steps, when they did).
     QVariantMap fitted = settings_;
     fitted.insert("gen_length", QString::number(gen));
     fitBlockLength(fitted);
     setSetting(QStringLiteral("gen_length"), gen);
     setSetting(QStringLiteral("block_length"), fitted.value("block_length"));
-    if (steps_followed) setSetting(QStringLiteral("steps"), gen);
     setPrompt(e.value("prompt").toString());
 }
 

@@ -146,6 +146,20 @@ private Q_SLOTS:
         QVERIFY(app.canRun());
     }
 
+    void stepsFollowTheCanvasWhileTheyEqualIt() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        DecodeConfig* c = app.config();
+        c->setSetting("gen_length", "160");
+        c->setSetting("steps", "160");
+        c->setSetting("gen_length", "48");  // e.g. --set gen_length=48 at launch
+        QCOMPARE(c->settings().value("steps").toString(), QStringLiteral("48"));
+        c->setSetting("steps", "24");  // the user's own step count stays
+        c->setSetting("gen_length", "96");
+        QCOMPARE(c->settings().value("steps").toString(), QStringLiteral("24"));
+        QCOMPARE(c->settings().value("gen_length").toString(), QStringLiteral("96"));
+    }
+
     void aCompareRunsBAfterAWithTheSameSeedAndCanvas() {
         FakeDecodeEngine e;
         AppController app({false, false}, &e);
