@@ -120,9 +120,18 @@ QString RunView::settingsText() const {
 
 QString RunView::textAt(int step) const {
     if (step < 0 || step >= history_.stepCount()) return {};
+    // As the summary's text: up to the first committed end token (not the padding after it).
+    static const std::vector<int32_t> none;
+    const auto& ends = history_.header() ? history_.header()->end_ids : none;
     std::string text;
-    for (const auto& p : history_.step(step).positions)
-        text += p.state == dlm::PosState::Masked ? std::string("_") : p.text;
+    for (const auto& p : history_.step(step).positions) {
+        if (p.state == dlm::PosState::Masked) {
+            text += '_';
+            continue;
+        }
+        if (std::find(ends.begin(), ends.end(), p.token) != ends.end()) break;
+        text += p.text;
+    }
     return QString::fromUtf8(text.data(), qsizetype(text.size()));
 }
 

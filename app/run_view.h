@@ -88,7 +88,8 @@ public:
 
     // Everything the inspector shows about a position up to the viewed step.
     Q_INVOKABLE QVariantMap positionDetails(int pos) const;
-    // The text of the generated region at a step (masks as '_'), for diffs and exports.
+    // The text of the generated region at a step (masks as '_'; up to the first committed end
+    // token, as the summary's text), for the answer panel, diffs and exports.
     QString textAt(int step) const;
 
 Q_SIGNALS:

@@ -346,6 +346,7 @@ TraceHeader DecodeSession::header() const {
     h.prompt_pieces.reserve(h.prompt_ids.size());
     for (int32_t id : h.prompt_ids) h.prompt_pieces.push_back(tokenizer_.token_text(id));
     h.mask_id = config_.mask_token_id;
+    h.end_ids = answer_end_ids();
     h.gen_length = settings_.gen_length;
     h.block_length = effective_block_length(settings_, config_);
     h.steps = settings_.steps;
@@ -360,12 +361,19 @@ TraceHeader DecodeSession::header() const {
     return h;
 }
 
+std::vector<int32_t> DecodeSession::answer_end_ids() const {
+    std::vector<int32_t> ids{config_.eos_token_id};
+    if (config_.eot_token_id >= 0 && config_.eot_token_id != config_.eos_token_id) ids.push_back(config_.eot_token_id);
+    return ids;
+}
+
 TraceSummary DecodeSession::summary() const {
     TraceSummary s = totals_;
+    const std::vector<int32_t> ends = answer_end_ids();
     std::vector<int32_t> answer;
     for (int p = canvas_->prompt_length(); p < canvas_->size(); ++p) {
         const int32_t id = canvas_->token(p);
-        if (id == config_.eos_token_id || (config_.eot_token_id >= 0 && id == config_.eot_token_id)) break;
+        if (std::find(ends.begin(), ends.end(), id) != ends.end()) break;
         if (id == config_.mask_token_id) continue;
         answer.push_back(id);
     }

@@ -61,6 +61,8 @@ public:
     // Totals so far; text = the generated region decoded with skip_special, cut at the first
     // EOS/EoT, masks dropped.
     TraceSummary summary() const;
+    // EOS and EoT: the answer ends at the first one committed (the header carries them).
+    std::vector<int32_t> answer_end_ids() const;
     std::vector<int32_t> canvas() const;  // prompt + generated region, N ids (masks included)
 
     const DecodeSettings& settings() const { return settings_; }

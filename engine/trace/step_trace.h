@@ -70,6 +70,9 @@ struct TraceHeader {
     std::vector<int32_t> prompt_ids;         // the canvas prefix after the chat template
     std::vector<std::string> prompt_pieces;  // display text per prompt id
     int mask_id = -1;
+    // Tokens that end the answer (end of text, end of turn): what a run shows as its answer stops at
+    // the first one committed, as the summary's text does. Empty in traces written before it existed.
+    std::vector<int32_t> end_ids;
     int gen_length = 0;
     int block_length = 0;
     int steps = 0;

@@ -182,6 +182,7 @@ std::string trace_header_to_json(const TraceHeader& h) {
     j["prompt_ids"] = h.prompt_ids;
     j["prompt_pieces"] = h.prompt_pieces;
     j["mask_id"] = h.mask_id;
+    j["end_ids"] = h.end_ids;
     j["gen_length"] = h.gen_length;
     j["block_length"] = h.block_length;
     j["steps"] = h.steps;
@@ -288,6 +289,7 @@ TraceHeader trace_header_from_json(const std::string& line) {
     h.prompt_ids = id_list(j, "prompt_ids");
     h.prompt_pieces = opt<std::vector<std::string>>(j, "prompt_pieces", {});
     h.mask_id = req_int(j, "mask_id");
+    if (j.contains("end_ids")) h.end_ids = id_list(j, "end_ids");
     h.gen_length = req_int(j, "gen_length");
     if (h.gen_length < 0 || h.gen_length > kMaxTraceGenLength) {
         throw Error("field 'gen_length' is " + std::to_string(h.gen_length) + ", outside 0.." +

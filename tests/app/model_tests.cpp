@@ -220,6 +220,34 @@ private Q_SLOTS:
         QCOMPARE(geo.cellAt(geo.cellRect(4).center()), 4);
         QCOMPARE(geo.cellAt(QPointF(-1, 3)), -1);
     }
+    // The text under the grid is the answer so far: masks as '_', and nothing from the first
+    // committed end token on (the padding a model writes after its answer is not text).
+    void answerTextStopsAtTheFirstEndToken() {
+        auto h = std::make_shared<dlm::TraceHeader>(*makeSyntheticRun(4, 1).header);
+        h->gen_length = 5;
+        h->end_ids = {2, 4};
+        RunView view;
+        view.begin(h);
+        auto st = std::make_shared<dlm::StepTrace>();
+        const std::vector<std::pair<int, std::string>> cells = {{7, "#"}, {99, ""}, {8, " 5"}, {4, "<|eot|>"}, {2, "<|endoftext|>"}};
+        for (int i = 0; i < 5; ++i) {
+            dlm::PositionTrace p;
+            p.pos = i;
+            p.token = cells[size_t(i)].first;
+            p.text = cells[size_t(i)].second;
+            p.state = p.token == 99 ? dlm::PosState::Masked : dlm::PosState::Active;
+            st->positions.push_back(p);
+        }
+        view.record(st);
+        view.flush();
+        QCOMPARE(view.textAt(0), QStringLiteral("#_ 5"));
+        h->end_ids.clear();  // a trace written before end tokens were recorded shows everything
+        view.begin(h);
+        view.record(st);
+        view.flush();
+        QCOMPARE(view.textAt(0), QStringLiteral("#_ 5<|eot|><|endoftext|>"));
+    }
+
     // The grid repaints only what changed: O(changed cells) per step, measured at 1024 positions.
     void repaintsOnlyChangedCells() {
         const int n = 1024;

@@ -40,6 +40,7 @@ TraceHeader sample_header() {
     h.prompt_ids = {126080, 126346, 0, 7, 2147483647};
     h.prompt_pieces = {"<|startoftext|>", "<|start_header_id|>", "!", "", "x"};
     h.mask_id = 126336;
+    h.end_ids = {126081, 126348};
     h.gen_length = 128;
     h.block_length = 32;
     h.steps = 128;
@@ -187,6 +188,7 @@ TEST(Trace, WriteReadRoundTrip) {
     EXPECT_EQ(f.header.settings, h.settings);
     EXPECT_EQ(f.header.vocab_size, h.vocab_size);
     EXPECT_EQ(f.header.mask_id, h.mask_id);
+    EXPECT_EQ(f.header.end_ids, h.end_ids);
     EXPECT_EQ(f.header.block_length, h.block_length);
     ASSERT_EQ(f.steps.size(), 2u);
     expect_same(f.steps[0], sample_step(0));
