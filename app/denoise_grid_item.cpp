@@ -98,6 +98,9 @@ void DenoiseGridItem::repaintAll() {
     std::vector<int> all(size_t(geo_.positions));
     for (int i = 0; i < geo_.positions; ++i) all[size_t(i)] = i;
     paintCells(all);
+    // The whole item, not just the cells: the strip right of the last column is background too,
+    // and a resized item's texture holds nothing there until it is drawn.
+    update();
 }
 
 void DenoiseGridItem::repaintCells(int first, int last) {
