@@ -44,6 +44,21 @@ def torch_python_or_skip():
     return py
 
 
+def run_training_check(code, failure):
+    """The whole of a training-tool check: `code` runs with the PyTorch Python (skipping without
+    one) and tools/train/ of the checkout named by --source as its argv[1]; the check fails with
+    `failure` when the code does."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--source", required=True)
+    source = ap.parse_args().source
+    py = torch_python_or_skip()
+    r = subprocess.run([py, "-c", code, os.path.join(source, "tools", "train")], capture_output=True, text=True,
+                       env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
+    print(r.stdout, r.stderr, sep="\n")
+    if r.returncode != 0:
+        raise SystemExit("FAIL: " + failure)
+
+
 def run(cmd, **kw):
     print("+ " + " ".join(cmd), flush=True)
     r = subprocess.run(cmd, capture_output=True, text=True, **kw)

@@ -7,17 +7,26 @@ Each case asks "What is a + b?" but writes another pair, a' + b', in the respons
 (addition4's column form); the result and everything after it are masked and decoded with the
 low-confidence rule. A model that adds the line's operands writes a' + b' (the skill a word
 problem's running total needs: its operands exist only in the response); one that reads the
-question writes a + b. Random 4-digit operands, so chance agreement is negligible.
+question writes a + b. Random 4-digit operands, so chance agreement is negligible. Per result
+digit it also counts agreement with either sum, the finer probe while a model moves from one
+source to the other (the ones digit turns first).
+
+Then the skill where it is used: validation word problems of two or more items, written in the line
+form, each running total decoded with the response written up to its result and everything from
+the result on masked (as a left-to-right decode meets it), counted right when all its digits are.
+(`--wp 0` skips it.)
 """
 import argparse
 import os
 import random
+import re
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common as C  # noqa: E402
+import corpus  # noqa: E402
 from golden import load_shipped  # noqa: E402
 
 
@@ -35,16 +44,57 @@ def fill(model, ids, masked):
     return x[0].tolist()
 
 
+def sum_results(resp_ids):
+    """Token positions (in resp_ids) of the result digits of each `a + b = c` line."""
+    sp, nl = C.sp(), C.nl_id()
+    lines, cur = [], []
+    for k, t in enumerate(resp_ids):
+        if t == nl:
+            lines.append(cur)
+            cur = []
+        else:
+            cur.append(k)
+    lines.append(cur)
+    out = []
+    for ks in lines:
+        pieces = [sp.id_to_piece(resp_ids[k]) for k in ks]
+        text = "".join(pieces).replace("\u2581", " ").strip()
+        if re.fullmatch(r"\d+ \+ \d+ = \d+", text):
+            eq = max(i for i, piece in enumerate(pieces) if "=" in piece)
+            out.append([ks[i] for i in range(eq + 1, len(ks)) if pieces[i].isdigit()])
+    return out
+
+
+def word_problem_sums(model, n, seed):
+    """(right, total) running-total results of n validation word problems, each decoded with the
+    response written up to it."""
+    corpus.WORD_PROBLEM_FORM, corpus.ALIGNED = "lines", "fixed"  # the shipped models' forms
+    rng = random.Random(seed)
+    right = total = 0
+    while total < n:
+        ex = corpus.make_example("word_problem", rng, "val")
+        prompt, resp = C.encode_prompt(ex["prompt"]), C.encode_response(ex["response"])
+        for digits in sum_results(resp):
+            # Everything from the result on is masked: a later line's copy of the total, or the
+            # final answer, would otherwise give the result away.
+            out = fill(model, prompt + resp, list(range(len(prompt) + digits[0], len(prompt) + len(resp))))
+            right += all(out[len(prompt) + k] == resp[k] for k in digits)
+            total += 1
+    return right, total
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default=os.path.join(C.ROOT, "resources/models/tiny-mdlm"))
     ap.add_argument("--n", type=int, default=40)
     ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--wp", type=int, default=60, help="word-problem running totals to probe (0: none)")
     a = ap.parse_args()
     torch.set_num_threads(1)
     model, _ = load_shipped(a.model)
     rng = random.Random(a.seed)
     line_sum = prompt_sum = other = 0
+    line_digit, prompt_digit = [0] * 5, [0] * 5  # per result digit, ten-thousands to ones
     for _ in range(a.n):
         x, y, x2, y2 = (rng.randint(1000, 4999) for _ in range(4))
         prompt = C.encode_prompt(f"What is {x} + {y}?")
@@ -53,6 +103,9 @@ def main():
         start = len(prompt) + len(C.sp().encode(head))
         out = fill(model, prompt + resp, list(range(start, len(prompt) + len(resp) - 1)))
         got = C.sp().decode(out[start:start + 5])
+        for k in range(5):
+            line_digit[k] += got[k:k + 1] == f"{x2 + y2:05d}"[k]
+            prompt_digit[k] += got[k:k + 1] == f"{x + y:05d}"[k]
         if got == f"{x2 + y2:05d}":
             line_sum += 1
         elif got == f"{x + y:05d}":
@@ -60,7 +113,12 @@ def main():
         else:
             other += 1
     print(f"{a.model}: of {a.n} sums, {line_sum} added the response line's operands, {prompt_sum} the prompt's, "
-          f"{other} neither")
+          f"{other} neither; per result digit (ten-thousands to ones) the line's {line_digit}, "
+          f"the prompt's {prompt_digit}")
+    if a.wp:
+        right, total = word_problem_sums(model, a.wp, a.seed)
+        print(f"{a.model}: of {total} word-problem running totals, written up to it, {right} right "
+              f"({100.0 * right / total:.0f} %)")
 
 
 if __name__ == "__main__":

@@ -131,7 +131,24 @@ def val_batches(n_batches, batch, max_len, seed=999):
 
 
 # ------------------------------------------------------------------ losses
-def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0):
+_DIGITS = None
+
+
+def equals_id():
+    """The token of ' =' (a worked line's equals sign)."""
+    return C.sp().piece_to_id("\u2581=")
+
+
+def digit_ids():
+    """Token ids of the ten digits (the tokenizer writes every digit as a token of its own)."""
+    global _DIGITS
+    if _DIGITS is None:
+        sp = C.sp()
+        _DIGITS = torch.tensor([i for i in range(sp.get_piece_size()) if sp.id_to_piece(i).isdigit()])
+    return _DIGITS
+
+
+def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_digit_prob=0.0, prompt_noise_prob=0.0):
     """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
     masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
     CE on masked tokens weighted 1/p, normalised by the response length, mean over batch.
@@ -140,7 +157,21 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0):
     the response from a random cut on is masked, the part before it stays visible but for a few
     tokens (mask rate up to 0.15). Uniform masking almost never shows "the operands are written,
     every copy of the result is masked", the state in which a decode must compute a result; the
-    suffix form shows it at every cut. Its masked tokens' CE is averaged per sequence."""
+    suffix form shows it at every cut. Its masked tokens' CE is averaged per sequence.
+
+    With prompt_digit_prob > 0, that share of the suffix-masked sequences also has the prompt's
+    digits hidden (input only; the prompt is never a target). A model that may always read the
+    question's numbers learns to add those and never the operands copied into its own worked
+    line, yet a word problem's running total has its operands only in the response. With the
+    question's digits hidden now and then, reading the line is the one rule that is always right.
+
+    Hiding alone teaches a conditional rule (read the line only when the question's digits are
+    gone). With prompt_noise_prob > 0, that share of the other suffix-masked sequences cut after
+    the last '=' of their response gets the prompt's digits replaced by random digits: the last
+    line's operands are written, the question now disagrees with them, and only the line gives
+    the result. No copy of the question is a target in such a sequence (every copy of a question's
+    number comes before the last line's '=': the operands of an arithmetic line, a word problem's
+    items, a running sum's terms), so copying is never taught wrong."""
     B, T = ids.shape
     u = torch.rand((), generator=gen)
     t = (u + torch.arange(B, dtype=torch.float32) / B) % 1.0
@@ -160,8 +191,22 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0):
         sfx_p = torch.where(after, torch.ones(B, T), pre[:, None].expand(B, T))
         pm_tok = torch.where(suffix[:, None], sfx_p, pm_tok)
     masked = (r < pm_tok) & is_resp
+    hide = torch.zeros_like(masked)
+    if suffix_prob > 0 and prompt_digit_prob > 0:
+        hide_seq = suffix & (torch.rand(B, generator=gen) < prompt_digit_prob)
+        hide = hide_seq[:, None] & ~is_resp & torch.isin(ids.cpu(), digit_ids())
+    noise = torch.zeros_like(masked)
+    if suffix_prob > 0 and prompt_noise_prob > 0:
+        eq = (ids.cpu() == equals_id()) & is_resp
+        last_eq = torch.where(eq.any(1), T - 1 - eq.flip(1).float().argmax(1), torch.full((B,), T))
+        eligible = suffix & ~hide.any(1) & (cut > last_eq)
+        noise_seq = eligible & (torch.rand(B, generator=gen) < prompt_noise_prob)
+        noise = noise_seq[:, None] & ~is_resp & torch.isin(ids.cpu(), digit_ids())
     masked = masked.to(ids.device)
-    noisy = torch.where(masked, torch.full_like(ids, C.MASK), ids)
+    noisy = torch.where(masked | hide.to(ids.device), torch.full_like(ids, C.MASK), ids)
+    if bool(noise.any()):
+        random_digits = digit_ids()[torch.randint(0, 10, (B, T), generator=gen)]
+        noisy = torch.where(noise.to(ids.device), random_digits.to(ids.device), noisy)
     h = model.hidden(noisy)
     logits = model.head(h[masked])
     ce = F.cross_entropy(logits.float(), ids[masked], reduction="none")
@@ -289,6 +334,12 @@ def main():
                     "the corpus mixture")
     ap.add_argument("--suffix-mask", type=float, default=0.0,
                     help="MDLM: share of sequences masked from a random cut of the response on (see mdlm_loss)")
+    ap.add_argument("--prompt-digit-mask", type=float, default=0.0, metavar="SHARE",
+                    help="share of the suffix-masked sequences whose prompt digits are hidden, so that "
+                         "results are computed from the response's own worked lines (MDLM only)")
+    ap.add_argument("--prompt-digit-noise", type=float, default=0.0, metavar="SHARE",
+                    help="share of the suffix-masked sequences cut after their last '=' whose prompt digits "
+                         "are replaced by random digits, so that the line's operands win over the question's")
     ap.add_argument("--aligned-arithmetic", nargs="?", const="max", default="fixed", choices=["plain", "max", "fixed"],
                     help="worked arithmetic lines (corpus.ALIGNED): fixed (the embedded models' form) = zero-padded "
                     "to the family's widest operand (074 + 064 = 0138); max = to the wider operand (023 + 516 = "
@@ -331,7 +382,7 @@ def main():
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": a.wd},
                              {"params": nodecay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
-    lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask)) if a.model == "mdlm" else ar_loss
+    lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask, a.prompt_digit_noise)) if a.model == "mdlm" else ar_loss
     weights = None
     if a.family_weights:
         weights = {}

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Checks the MDLM objective's masking in tools/train/train.py (mdlm_loss):
+- the prompt is never a target and, by default, never hidden; a response token is hidden exactly
+  when it is a target;
+- with --prompt-digit-mask, the chosen suffix-masked sequences have every prompt digit hidden and
+  every other prompt token intact (hiding a word would change the question, not just its numbers);
+- with --prompt-digit-noise, prompt digits are replaced by other digits only in sequences cut
+  after the last '=' of their response (never where a copy of the question is a target).
+
+  python3 tests/tools/train_masking_test.py --source <checkout>
+
+Exits 77 (ctest: skipped) when no Python with PyTorch is found (see torch_reference_test.py).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_reference_test import run_training_check  # noqa: E402
+
+CHECK = r'''
+import sys, torch
+sys.path.insert(0, sys.argv[1])
+import common as C
+import train
+
+class Spy(torch.nn.Module):
+    """Records the model's input; stands in for the network (only the masking is under test)."""
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.zeros(1))
+    def hidden(self, x):
+        self.seen = x.clone()
+        return torch.zeros(x.shape[0], x.shape[1], 4) + self.w
+    def head(self, h):
+        self.targets = h.shape[0]
+        return torch.zeros(h.shape[0], C.sp().get_piece_size()) + self.w
+
+prompt = C.encode_prompt("What is 47 + 385?")
+resp = C.encode_response("0047 + 0385 = 00432\n#### 432")
+ids = torch.tensor([prompt + resp] * 64)
+is_resp = torch.zeros_like(ids, dtype=torch.bool)
+is_resp[:, len(prompt):] = True
+digits = torch.isin(ids, train.digit_ids())
+assert int(digits[0, :len(prompt)].sum()) == 5, "the prompt's five digits are digit tokens"
+
+def run(**kw):
+    m = Spy()
+    train.mdlm_loss(m, ids, is_resp, torch.Generator().manual_seed(3), **kw)
+    hidden_resp = int((m.seen[:, len(prompt):] == C.MASK).sum())
+    assert hidden_resp == m.targets, f"{hidden_resp} response tokens hidden but {m.targets} are targets"
+    return m.seen
+
+seen = run(suffix_prob=1.0)
+assert torch.equal(seen[:, :len(prompt)], ids[:, :len(prompt)]), "the prompt was changed without --prompt-digit-mask"
+seen = run(suffix_prob=1.0, prompt_digit_prob=1.0)
+p = slice(0, len(prompt))
+assert bool((seen[:, p][digits[:, p]] == C.MASK).all()), "a prompt digit stayed visible"
+assert torch.equal(seen[:, p][~digits[:, p]], ids[:, p][~digits[:, p]]), "a prompt token other than a digit was hidden"
+seen = run(suffix_prob=0.0, prompt_digit_prob=1.0)
+assert torch.equal(seen[:, p], ids[:, p]), "digits were hidden in a sequence that was not suffix-masked"
+seen = run(suffix_prob=1.0, prompt_noise_prob=1.0)
+changed = seen[:, p] != ids[:, p]
+assert bool(changed.any()), "no prompt was given noise"
+assert bool(digits[:, p][changed].all()), "noise reached a prompt token other than a digit"
+assert bool(torch.isin(seen[:, p][changed], train.digit_ids()).all()), "noise wrote something other than a digit"
+
+def written_up_to_last_equals(seen, resp, n):
+    """Rows n.. of seen: every row whose prompt got noise has its response written (bar the few
+    masks before a cut; from the cut on, all) up to and including the last '='."""
+    eq = len(prompt) + len(resp) - 1 - resp[::-1].index(train.equals_id())
+    for i in range(seen.shape[0]):
+        if bool((seen[i, :len(prompt)] != ids[0, :len(prompt)]).any()):
+            assert int((seen[i, len(prompt):eq + 1] == C.MASK).sum()) <= (eq + 1 - len(prompt)) // 2, \
+                "noise where the last line was not written"
+
+written_up_to_last_equals(seen, resp, 64)
+
+# two worked lines (a running sum): the second line's 0008 copies the question, so noise only
+# when the cut comes after the second '='
+resp2 = C.encode_response("0047 + 0385 = 00432\n0432 + 0008 = 00440\n#### 440")
+ids2 = torch.tensor([prompt + resp2] * 64)
+is_resp2 = torch.zeros_like(ids2, dtype=torch.bool)
+is_resp2[:, len(prompt):] = True
+m = Spy()
+train.mdlm_loss(m, ids2, is_resp2, torch.Generator().manual_seed(3), suffix_prob=1.0, prompt_noise_prob=1.0)
+assert bool((m.seen[:, p] != ids2[:, p]).any()), "no two-line sequence got noise"
+written_up_to_last_equals(m.seen, resp2, 64)
+print("ok: prompt digits hidden and replaced exactly where asked")
+'''
+
+
+if __name__ == "__main__":
+    run_training_check(CHECK, "the MDLM masking check failed")
