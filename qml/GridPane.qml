@@ -19,17 +19,32 @@ Rectangle {
         anchors.fill: parent
         anchors.margins: Theme.spacing
         spacing: 6
-        RowLayout {
+        // Title and step label by anchors, not a RowLayout: the label never moves or squeezes as
+        // its text changes, and a long title elides before it.
+        Item {
             Layout.fillWidth: true
+            implicitHeight: Math.max(paneTitle.implicitHeight, paneStep.implicitHeight)
             Text {
+                id: paneTitle
+                objectName: "paneTitle"
+                anchors.left: parent.left
+                anchors.right: paneStep.left
+                anchors.rightMargin: paneStep.text !== "" ? 8 : 0
+                anchors.verticalCenter: parent.verticalCenter
                 text: pane.caption !== "" ? pane.caption : (pane.run && pane.run.hasRun ? pane.run.title : qsTr("Denoising grid"))
                 color: Theme.text; font.pixelSize: Theme.title; font.bold: true
                 elide: Text.ElideRight
-                Layout.fillWidth: true
             }
+            // A finished run counts the steps it took (a threshold strategy often needs far
+            // fewer than planned).
             Text {
-                visible: pane.run && pane.run.stepCount > 0
-                text: pane.run ? qsTr("step %1 / %2").arg(pane.run.viewStep + 1).arg(pane.run.plannedSteps) : ""
+                id: paneStep
+                objectName: "paneStep"
+                anchors.right: parent.right
+                anchors.verticalCenter: parent.verticalCenter
+                text: pane.run && pane.run.stepCount > 0
+                      ? qsTr("step %1 / %2").arg(pane.run.viewStep + 1)
+                                            .arg(pane.run.complete ? pane.run.stepCount : pane.run.plannedSteps) : ""
                 color: Theme.dim; font.pixelSize: Theme.small
             }
         }

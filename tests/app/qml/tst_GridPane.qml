@@ -28,6 +28,27 @@ TestCase {
         compare(clicks.signalArguments[0][0], 5)
         compare(grid.selectedPosition, 5)
     }
+    // A compare pane is narrow and its caption long: the step label keeps its place at the right
+    // edge, inside the pane, and the caption elides before it, never under it; also when the
+    // caption grows after the first layout (a compare run's title arrives with its first step).
+    function test_stepLabelNeverOverlapsALongCaption() {
+        // As in compare mode: the pane is laid out before its run has a step, then the run arrives.
+        const pane = createTemporaryObject(comp, host.contentItem, {
+            width: 320, run: null, caption: "B · fast-dllm · tiny-mdlm (local) with a caption far too long for the pane" })
+        const title = findChild(pane, "paneTitle")
+        const step = findChild(pane, "paneStep")
+        waitForRendering(pane)
+        pane.run = App.runs.run
+        tryVerify(() => step.text !== "" && step.width > 0)
+        waitForRendering(pane)
+        const titleRight = title.mapToItem(pane, title.width, 0).x
+        const stepLeft = step.mapToItem(pane, 0, 0).x
+        const stepRight = step.mapToItem(pane, step.width, 0).x
+        verify(titleRight <= stepLeft, "caption ends at " + titleRight + ", step label starts at " + stepLeft)
+        verify(stepRight <= pane.width, "step label ends at " + stepRight + " in a pane " + pane.width + " wide")
+        fuzzyCompare(step.width, step.implicitWidth, 1)
+        verify(title.truncated)
+    }
     function test_scrubbingRepaintsOnlyChangedCells() {
         const pane = createTemporaryObject(comp, host.contentItem)
         const grid = findChild(pane, "denoiseGrid")
