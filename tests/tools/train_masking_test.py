@@ -5,7 +5,8 @@
 - with --prompt-digit-mask, the chosen suffix-masked sequences have every prompt digit hidden and
   every other prompt token intact (hiding a word would change the question, not just its numbers);
 - with --prompt-digit-noise, prompt digits are replaced by other digits only in sequences cut
-  after the last '=' of their response (never where a copy of the question is a target).
+  after the last '=' of their response (never where a copy of the question is a target);
+- both are refused where they would do nothing (the AR objective, no suffix masking).
 
   python3 tests/tools/train_masking_test.py --source <checkout>
 
@@ -85,7 +86,13 @@ m = Spy()
 train.mdlm_loss(m, ids2, is_resp2, torch.Generator().manual_seed(3), suffix_prob=1.0, prompt_noise_prob=1.0)
 assert bool((m.seen[:, p] != ids2[:, p]).any()), "no two-line sequence got noise"
 written_up_to_last_equals(m.seen, resp2, 64)
-print("ok: prompt digits hidden and replaced exactly where asked")
+
+# where they would do nothing (the AR objective, no suffix masking) the options are refused
+import os, subprocess
+for extra in (["--model", "ar", "--prompt-digit-mask", "0.3"], ["--model", "mdlm", "--prompt-digit-noise", "0.3"]):
+    r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), *extra], capture_output=True, text=True)
+    assert r.returncode == 2 and "suffix-masked" in r.stderr, (extra, r.returncode, r.stderr[-300:])
+print("ok: prompt digits hidden and replaced exactly where asked; refused where they would do nothing")
 '''
 
 

@@ -191,17 +191,18 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
         sfx_p = torch.where(after, torch.ones(B, T), pre[:, None].expand(B, T))
         pm_tok = torch.where(suffix[:, None], sfx_p, pm_tok)
     masked = (r < pm_tok) & is_resp
-    hide = torch.zeros_like(masked)
+    hide = noise = torch.zeros_like(masked)
+    if suffix_prob > 0 and (prompt_digit_prob > 0 or prompt_noise_prob > 0):
+        prompt_digits = ~is_resp & torch.isin(ids.cpu(), digit_ids())
     if suffix_prob > 0 and prompt_digit_prob > 0:
         hide_seq = suffix & (torch.rand(B, generator=gen) < prompt_digit_prob)
-        hide = hide_seq[:, None] & ~is_resp & torch.isin(ids.cpu(), digit_ids())
-    noise = torch.zeros_like(masked)
+        hide = hide_seq[:, None] & prompt_digits
     if suffix_prob > 0 and prompt_noise_prob > 0:
         eq = (ids.cpu() == equals_id()) & is_resp
         last_eq = torch.where(eq.any(1), T - 1 - eq.flip(1).float().argmax(1), torch.full((B,), T))
         eligible = suffix & ~hide.any(1) & (cut > last_eq)
         noise_seq = eligible & (torch.rand(B, generator=gen) < prompt_noise_prob)
-        noise = noise_seq[:, None] & ~is_resp & torch.isin(ids.cpu(), digit_ids())
+        noise = noise_seq[:, None] & prompt_digits
     masked = masked.to(ids.device)
     noisy = torch.where(masked | hide.to(ids.device), torch.full_like(ids, C.MASK), ids)
     if bool(noise.any()):
@@ -357,6 +358,10 @@ def main():
     ap.add_argument("--sorting-form", default="plain", choices=["plain", "columns"],
                     help="how a sorted list is written (corpus.SORTING_FORM)")
     a = ap.parse_args()
+    # Both act on suffix-masked MDLM sequences only: refuse them where they would do nothing.
+    if (a.prompt_digit_mask or a.prompt_digit_noise) and (a.model != "mdlm" or a.suffix_mask <= 0):
+        ap.error("--prompt-digit-mask and --prompt-digit-noise apply to suffix-masked sequences: "
+                 "use them with --model mdlm and --suffix-mask > 0")
     if a.schedule == "wsd" and a.anneal_start is not None:
         a.steps = min(a.steps, a.anneal_start + a.anneal_steps)
     corpus.VARIED_WORDING = a.varied_wording
