@@ -76,6 +76,16 @@ def decode(ids):
 def mdlm_config(size="base"):
     # compact: 2.2 M, the size a 2-core CPU trains to its goals in hours; base: the 12.6 M model; medium: 6.4 M with half the FLOPs per token (a one-thread
     # decode about twice as fast), a size to train from scratch where compute is plentiful.
+    # adapted: the guider's (tiny-ar "base") shape, so its weights carry over one to one
+    # (tools/train/grow.py adapt_ar_to_mdlm): GQA, q/k/v biases, tied head, its norm eps.
+    if size == "adapted":
+        a = ar_config("base")
+        c = mdlm_config("compact")
+        c.update({"d_model": a["hidden_size"], "n_layers": a["num_hidden_layers"],
+                  "n_heads": a["num_attention_heads"], "n_kv_heads": a["num_key_value_heads"],
+                  "mlp_hidden_size": a["intermediate_size"], "include_qkv_bias": True,
+                  "weight_tying": True, "rms_norm_eps": a["rms_norm_eps"]})
+        return c
     d, L, H, ff = {"base": (384, 6, 6, 1024), "medium": (256, 6, 4, 768), "small": (192, 6, 3, 512),
                    "compact": (128, 6, 2, 512),
                    "tiny": (128, 2, 2, 256)}[size]
@@ -101,14 +111,14 @@ def mdlm_config(size="base"):
     }
 
 
-MDLM_SIZES = ("compact", "small", "medium", "base", "tiny")
+MDLM_SIZES = ("compact", "small", "medium", "base", "tiny", "adapted")
 
 
 def mdlm_size_of(config):
     """The preset name of an MDLM config (e.g. a shipped model's), or None."""
     for size in MDLM_SIZES:
         c = mdlm_config(size)
-        if all(c[k] == config.get(k) for k in ("d_model", "n_layers", "n_heads", "mlp_hidden_size")):
+        if all(c[k] == config.get(k) for k in ("d_model", "n_layers", "n_heads", "n_kv_heads", "mlp_hidden_size")):
             return size
     return None
 

@@ -30,7 +30,11 @@ def tensors_for(kind, sd, cfg):
         for n in range(cfg["n_layers"]):
             for k in ["attn_norm", "q_proj", "k_proj", "v_proj", "attn_out", "ff_norm", "ff_proj", "up_proj", "ff_out"]:
                 order.append(f"transformer.blocks.{n}.{k}.weight")
-        order += ["transformer.ln_f.weight", "transformer.ff_out.weight"]
+                if cfg.get("include_qkv_bias") and k in ("q_proj", "k_proj", "v_proj"):
+                    order.append(f"transformer.blocks.{n}.{k}.bias")
+        order += ["transformer.ln_f.weight"]
+        if not cfg.get("weight_tying"):  # tied: the head is wte, no tensor of its own
+            order += ["transformer.ff_out.weight"]
         assert set(order) == set(sd.keys()), set(order) ^ set(sd.keys())
         for k in order:
             out["model." + k] = sd[k].to(DTYPE)

@@ -6,12 +6,14 @@
 #   bash tools/train/gpu_train.sh OUT_DIR [--mdlm-minutes 5.5] [--ar-minutes 4.5] [--fresh]
 #                                         [--device cuda] [--batch 256] [--eval-per-family 50]
 #                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
+#                                         [--mdlm-from-ar]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
 #    models at once on the same GPU (bf16 autocast, batch 256, data made by worker processes),
 #    each on a wall-time budget with a cosine schedule fitted to it; --fresh starts from random
-#    weights instead;
+#    weights instead; --mdlm-from-ar starts the MDLM from the shipped guider's weights instead
+#    (tools/train/adapt.py: size "adapted", the guider's shape);
 # 2. exports both (BF16 safetensors, config, tokenizer, golden logits) into a scratch copy of
 #    resources/models/;
 # 3. measures greedy accuracy per family on 50 test rows per family with the PyTorch reference
@@ -36,9 +38,10 @@ MDLM_LR=1e-3
 # Mask rate t = u^0.5: more nearly fully masked responses, where the answer must come from the
 # prompt. A CPU pilot (docs/models.md) grew the model's use of the prompt faster than uniform t.
 MDLM_T_POWER=0.5
+MDLM_FROM_AR=0
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --mdlm-minutes) MDLM_MIN="$2"; shift 2 ;;
     --ar-minutes) AR_MIN="$2"; shift 2 ;;
     --fresh) FRESH=1; shift ;;
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
     --mdlm-size) MDLM_SIZE="$2"; shift 2 ;;   # another size than the shipped one starts from random weights
     --mdlm-lr) MDLM_LR="$2"; shift 2 ;;
     --mdlm-t-power) MDLM_T_POWER="$2"; shift 2 ;;  # 1: LLaDA's uniform mask rate
+    --mdlm-from-ar) MDLM_FROM_AR=1; shift ;;
     -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) OUT="$1"; shift ;;
   esac
@@ -67,8 +71,17 @@ cp -r "$ROOT/resources/models/tiny-mdlm" "$ROOT/resources/models/tiny-ar" "$MODE
 CORES=$(nproc)
 init() { [ "$FRESH" = 1 ] || echo "--init-from-shipped $MODELS/$1"; }
 SHIPPED_MDLM_SIZE=$("$PY" -c "import json, sys; sys.path.insert(0, '$ROOT/tools/train'); import common as C; print(C.mdlm_size_of(json.load(open('$ROOT/resources/models/tiny-mdlm/config.json'))))")
+if [ "$MDLM_FROM_AR" = 1 ]; then
+  [ -z "$MDLM_SIZE" ] || [ "$MDLM_SIZE" = adapted ] || { echo "gpu_train.sh: --mdlm-from-ar trains size 'adapted'" >&2; exit 2; }
+  MDLM_SIZE=adapted
+  # The guider as shipped, copied aside: the AR run below exports over $MODELS/tiny-ar.
+  cp -r "$MODELS/tiny-ar" "$WORK/guider-start"
+fi
 [ -n "$MDLM_SIZE" ] || MDLM_SIZE="$SHIPPED_MDLM_SIZE"
-init_mdlm() { [ "$MDLM_SIZE" = "$SHIPPED_MDLM_SIZE" ] && init tiny-mdlm; }
+init_mdlm() {
+  if [ "$MDLM_FROM_AR" = 1 ]; then echo "--init-from-ar $WORK/guider-start"
+  elif [ "$MDLM_SIZE" = "$SHIPPED_MDLM_SIZE" ]; then init tiny-mdlm; fi
+}
 
 # The embedded models' mixture and response forms (docs/models.md §4): the multiplication family
 # trains the products of word problems, running_sum their running totals.

@@ -1,9 +1,11 @@
 """PyTorch models for the dlmscope tiny models, written from the LLaDA and Qwen2
 published descriptions (LLaDA and Qwen2).
 
-* LLaDA  (family "llada"): bidirectional, MHA, no biases, SwiGLU
-  (ff_out(silu(ff_proj(h)) * up_proj(h))), RMSNorm weight-only eps 1e-5,
-  RoPE split-half in fp32, untied LM head. Row i of the logits predicts token i.
+* LLaDA  (family "llada"): bidirectional, SwiGLU (ff_out(silu(ff_proj(h)) * up_proj(h))),
+  RMSNorm weight-only, RoPE split-half in fp32. Row i of the logits predicts token i.
+  LLaDA-8B's own settings are MHA, no biases and an untied LM head; the config's n_kv_heads,
+  include_qkv_bias and weight_tying (all in LLaDA's published config schema) select GQA, q/k/v
+  biases and a tied head, the shape of an MDLM adapted from the Qwen2 guider.
 * Qwen2 (family "qwen2"): causal, GQA, q/k/v bias, o_proj no bias, SwiGLU
   (down(silu(gate(h)) * up(h))), RMSNorm eps 1e-6, tied embeddings. Row i predicts i+1.
 
@@ -69,10 +71,13 @@ class LLaDABlock(nn.Module):
         super().__init__()
         d, ff = c["d_model"], c["mlp_hidden_size"]
         self.nh = c["n_heads"]
+        self.nkv = c.get("n_kv_heads") or self.nh
+        hd = d // self.nh
+        bias = bool(c.get("include_qkv_bias"))
         self.attn_norm = RMSNorm(d, c["rms_norm_eps"])
-        self.q_proj = nn.Linear(d, d, bias=False)
-        self.k_proj = nn.Linear(d, d, bias=False)
-        self.v_proj = nn.Linear(d, d, bias=False)
+        self.q_proj = nn.Linear(d, d, bias=bias)
+        self.k_proj = nn.Linear(d, self.nkv * hd, bias=bias)
+        self.v_proj = nn.Linear(d, self.nkv * hd, bias=bias)
         self.attn_out = nn.Linear(d, d, bias=False)
         self.ff_norm = RMSNorm(d, c["rms_norm_eps"])
         self.ff_proj = nn.Linear(d, ff, bias=False)
@@ -84,9 +89,12 @@ class LLaDABlock(nn.Module):
         hd = D // self.nh
         h = self.attn_norm(x)
         q = self.q_proj(h).view(B, N, self.nh, hd).transpose(1, 2)
-        k = self.k_proj(h).view(B, N, self.nh, hd).transpose(1, 2)
-        v = self.v_proj(h).view(B, N, self.nh, hd).transpose(1, 2)
+        k = self.k_proj(h).view(B, N, self.nkv, hd).transpose(1, 2)
+        v = self.v_proj(h).view(B, N, self.nkv, hd).transpose(1, 2)
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        if self.nkv != self.nh:  # grouped-query attention: head h reads key/value head h // (nh / nkv)
+            k = k.repeat_interleave(self.nh // self.nkv, dim=1)
+            v = v.repeat_interleave(self.nh // self.nkv, dim=1)
         a = attention(q, k, v, causal=False).transpose(1, 2).reshape(B, N, D)
         x = x + self.attn_out(a)
         h = self.ff_norm(x)
@@ -99,7 +107,8 @@ class LLaDATransformer(nn.Module):
         self.wte = nn.Embedding(c["embedding_size"], c["d_model"])
         self.blocks = nn.ModuleList([LLaDABlock(c) for _ in range(c["n_layers"])])
         self.ln_f = RMSNorm(c["d_model"], c["rms_norm_eps"])
-        self.ff_out = nn.Linear(c["d_model"], c["embedding_size"], bias=False)
+        if not c.get("weight_tying"):  # tied: the LM head is wte
+            self.ff_out = nn.Linear(c["d_model"], c["embedding_size"], bias=False)
 
 
 class LLaDA(nn.Module):
@@ -116,7 +125,9 @@ class LLaDA(nn.Module):
         std = 0.02
         L = self.c["n_layers"]
         for n, p in self.named_parameters():
-            if p.dim() == 1:
+            if n.endswith("bias"):
+                nn.init.zeros_(p)
+            elif p.dim() == 1:
                 nn.init.ones_(p)
             elif n.endswith("attn_out.weight") or (".blocks." in n and n.endswith(".ff_out.weight")):
                 nn.init.normal_(p, 0, std / math.sqrt(2 * L))
@@ -133,6 +144,8 @@ class LLaDA(nn.Module):
         return t.ln_f(x)
 
     def head(self, h):
+        if self.c.get("weight_tying"):
+            return F.linear(h, self.transformer.wte.weight)
         return self.transformer.ff_out(h)
 
     def forward(self, ids):

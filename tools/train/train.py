@@ -319,6 +319,9 @@ def main():
     ap.add_argument("--init-from-shipped", default=None, metavar="DIR",
                     help="start from an exported model folder (e.g. resources/models/tiny-mdlm) with a fresh "
                     "optimizer when no checkpoint exists yet: continues the shipped weights")
+    ap.add_argument("--init-from-ar", default=None, metavar="DIR",
+                    help="MDLM only, --size adapted: start from the causal guider's exported weights "
+                    "(e.g. resources/models/tiny-ar; tools/train/adapt.py) when no checkpoint exists yet")
     ap.add_argument("--device", default="cpu", help="cpu or cuda (bf16 autocast on cuda)")
     ap.add_argument("--data-workers", type=int, default=0, help="processes that make batches ahead (0: inline)")
     ap.add_argument("--minutes", type=float, default=0.0,
@@ -362,6 +365,8 @@ def main():
     if (a.prompt_digit_mask or a.prompt_digit_noise) and (a.model != "mdlm" or a.suffix_mask <= 0):
         ap.error("--prompt-digit-mask and --prompt-digit-noise apply to suffix-masked sequences: "
                  "use them with --model mdlm and --suffix-mask > 0")
+    if a.init_from_ar and (a.model != "mdlm" or a.size != "adapted"):
+        ap.error("--init-from-ar starts an MDLM of the guider's shape: use it with --model mdlm --size adapted")
     if a.schedule == "wsd" and a.anneal_start is not None:
         a.steps = min(a.steps, a.anneal_start + a.anneal_steps)
     corpus.VARIED_WORDING = a.varied_wording
@@ -422,6 +427,13 @@ def main():
         if os.path.exists(prov):  # the shipped model's own history carries over
             a.shipped_history = json.load(open(prov))
         print(f"initialised from the shipped weights in {a.init_from_shipped}", flush=True)
+    elif a.init_from_ar:
+        from adapt import load_ar_as_mdlm
+        model.load_state_dict(load_ar_as_mdlm(a.init_from_ar, cfg))
+        prov = os.path.join(a.init_from_ar, "training.json")
+        if os.path.exists(prov):  # the guider's history is where these weights began
+            a.shipped_history = {"adapted_from_ar": json.load(open(prov))}
+        print(f"initialised from the guider's weights in {a.init_from_ar} (AR-to-MDLM adaptation)", flush=True)
     model.to(dev)
     # The optimizer's state follows the parameters to the device.
     for st in opt.state.values():
