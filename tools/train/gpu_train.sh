@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
     --ar-minutes) AR_MIN="$2"; shift 2 ;;
     --fresh) FRESH=1; shift ;;
     --device) DEVICE="$2"; shift 2 ;;            # cpu: a smoke test of this script without a GPU
-    --eval-per-family) EVAL_N="$2"; shift 2 ;;
+    --eval-per-family) EVAL_N="$2"; shift 2 ;;   # rows per family of the final eval and of each curve point
     --batch) BATCH="$2"; shift 2 ;;
     --mdlm-size) MDLM_SIZE="$2"; shift 2 ;;   # another size than the shipped one starts from random weights
     --mdlm-lr) MDLM_LR="$2"; shift 2 ;;
@@ -91,13 +91,13 @@ FORMS="--word-problem-form lines --sorting-form columns --varied-wording 0.7"
 "$PY" "$ROOT/tools/train/train.py" --model mdlm --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
   --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
   --suffix-mask 0.7 --family-weights "$MIXTURE" $FORMS \
-  --data-workers $(( CORES > 8 ? CORES * 2 / 3 : 2 )) --threads 2 --val-every 250 --curve-every 1000 \
+  --data-workers $(( CORES > 8 ? CORES * 2 / 3 : 2 )) --threads 2 --val-every 250 --curve-every 1000 --curve-per-family "$EVAL_N" \
   --ckpt-min 100 --work "$WORK/mdlm" --out "$MODELS/tiny-mdlm" --plot "$PLOTS/loss-tiny-mdlm.png" \
   >"$OUT/train-mdlm.log" 2>&1 &
 mdlm=$!
 "$PY" "$ROOT/tools/train/train.py" --model ar --size base $(init tiny-ar) --device "$DEVICE" \
   --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000 --minutes "$AR_MIN" --seed 12 --family-weights "$MIXTURE" $FORMS \
-  --data-workers $(( CORES > 8 ? CORES / 4 : 1 )) --threads 1 --val-every 250 --curve-every 1000 \
+  --data-workers $(( CORES > 8 ? CORES / 4 : 1 )) --threads 1 --val-every 250 --curve-every 1000 --curve-per-family "$EVAL_N" \
   --ckpt-min 100 --work "$WORK/ar" --out "$MODELS/tiny-ar" --plot "$PLOTS/loss-tiny-ar.png" \
   >"$OUT/train-ar.log" 2>&1 &
 ar=$!
