@@ -1,5 +1,7 @@
 #include "serve/protocol.h"
 
+#include <limits>
+
 #include "util/error.h"
 #include "util/json_document.h"
 #include "util/json_depth.h"
@@ -31,6 +33,31 @@ int64_t id_field(const json& m, const char* name) {
                                               : v.get<int64_t>();
     if (id < 1 || id > kMaxId) throw Error(std::string("\"") + name + "\" must be between 1 and 2^53");
     return id;
+}
+
+// An integer of the server's message, or `fallback` where the key is absent. Anything but an
+// integer that fits T is refused: the library converts a float such as 4e83 to an integer with a
+// plain cast, which is undefined behaviour.
+template <class T>
+T integer_or(const json& m, const char* name, T fallback) {
+    auto it = m.find(name);
+    if (it == m.end()) return fallback;
+    bool fits = false;
+    if (it->is_number_unsigned()) {
+        fits = it->get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+    } else if (it->is_number_integer()) {
+        const int64_t v = it->get<int64_t>();
+        fits = v >= 0 ? static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+                      : std::numeric_limits<T>::is_signed && v >= static_cast<int64_t>(std::numeric_limits<T>::min());
+    }
+    if (!fits) throw Error(std::string("\"") + name + "\" must be an integer, found " + it->dump().substr(0, 64));
+    return it->get<T>();
+}
+
+template <class T>
+T integer_field(const json& m, const char* name) {
+    field(m, name);  // present
+    return integer_or<T>(m, name, T{});
 }
 
 std::string string_field(const json& m, const char* name, size_t max_bytes, bool required = true) {
@@ -230,8 +257,8 @@ ModelListing listing_from(const json& j) {
     m.family = j.value("family", "");
     m.summary = j.value("summary", "");
     m.tokenizer = j.value("tokenizer", "");
-    m.vocab = j.value("vocab", 0);
-    m.max_seq_len = j.value("max_seq_len", 0);
+    m.vocab = integer_or(j, "vocab", 0);
+    m.max_seq_len = integer_or(j, "max_seq_len", 0);
     m.chat_template = j.value("chat_template", false);
     m.chat_template_name = j.value("chat_template_name", "");
     m.chat_template_note = j.value("chat_template_note", "");
@@ -292,34 +319,34 @@ ServerMessage parse_server_message(std::string_view text) {
         if (type == "welcome") {
             Welcome w{m.value("server", ""), listings_from(m), {}};
             const json& l = field(m, "limits");
-            w.limits.max_message_bytes = l.value("max_message_bytes", w.limits.max_message_bytes);
-            w.limits.max_prompt_bytes = l.value("max_prompt_bytes", w.limits.max_prompt_bytes);
-            w.limits.max_gen_length = l.value("max_gen_length", w.limits.max_gen_length);
-            w.limits.max_runs_per_client = l.value("max_runs_per_client", w.limits.max_runs_per_client);
-            w.limits.max_active_runs = l.value("max_active_runs", w.limits.max_active_runs);
-            w.limits.max_clients = l.value("max_clients", w.limits.max_clients);
+            w.limits.max_message_bytes = integer_or(l, "max_message_bytes", w.limits.max_message_bytes);
+            w.limits.max_prompt_bytes = integer_or(l, "max_prompt_bytes", w.limits.max_prompt_bytes);
+            w.limits.max_gen_length = integer_or(l, "max_gen_length", w.limits.max_gen_length);
+            w.limits.max_runs_per_client = integer_or(l, "max_runs_per_client", w.limits.max_runs_per_client);
+            w.limits.max_active_runs = integer_or(l, "max_active_runs", w.limits.max_active_runs);
+            w.limits.max_clients = integer_or(l, "max_clients", w.limits.max_clients);
             return w;
         }
         if (type == "models") return Models{listings_from(m)};
-        if (type == "queued") return Queued{field(m, "run").get<int64_t>(), field(m, "position").get<int>()};
+        if (type == "queued") return Queued{integer_field<int64_t>(m, "run"), integer_field<int>(m, "position")};
         if (type == "record") {
             const json& r = field(m, "record");
-            return Record{field(m, "run").get<int64_t>(), r.value("type", ""), dump(r)};
+            return Record{integer_field<int64_t>(m, "run"), r.value("type", ""), dump(r)};
         }
         if (type == "end") {
             const std::string s = m.value("status", "");
             const RunEnd end = s == "done" ? RunEnd::Done : s == "cancelled" ? RunEnd::Cancelled : RunEnd::Failed;
-            return RunEnded{field(m, "run").get<int64_t>(), end, m.value("error", "")};
+            return RunEnded{integer_field<int64_t>(m, "run"), end, m.value("error", "")};
         }
         if (type == "issues") {
-            Issues out{field(m, "request").get<int64_t>(), {}};
+            Issues out{integer_field<int64_t>(m, "request"), {}};
             for (const auto& i : field(m, "issues"))
                 out.issues.push_back({i.value("severity", "error") == "warning" ? SettingsIssue::Severity::Warning
                                                                                 : SettingsIssue::Severity::Error,
                                       i.value("key", ""), i.value("message", "")});
             return out;
         }
-        if (type == "error") return ServerError{m.value("run", int64_t(-1)), m.value("message", "")};
+        if (type == "error") return ServerError{integer_or(m, "run", int64_t(-1)), m.value("message", "")};
         throw Error("the server sent an unknown message type '" + type + "'");
     } catch (const json::exception& e) {
         throw Error(std::string("the server sent a malformed message: ") + e.what());

@@ -118,6 +118,16 @@ TEST(ServeProtocol, ServerMessagesRoundTrip) {
     EXPECT_THROW(parse_server_message(R"({"v":1,"type":"queued","run":"x","position":1})"), Error);
     EXPECT_THROW(parse_server_message(R"({"v":1,"type":"welcome","models":[{"name":5}],"limits":{}})"), Error);
     EXPECT_THROW(parse_server_message(R"({"v":1,"type":"queued"})"), Error);
+    // Found by fuzz_server_protocol: a float where an integer belongs was cast to one (undefined
+    // behaviour, 4.4e83 into an int64_t); every integer field refuses it, or one out of range.
+    for (const char* text :
+         {R"({"v":1,"type":"end","run":4.4e83,"status":"done"})", R"({"v":1,"type":"queued","run":2,"position":1e10})",
+          R"({"v":1,"type":"queued","run":2,"position":-3e9})", R"({"v":1,"type":"record","run":1.5,"record":{}})",
+          R"({"v":1,"type":"issues","request":1e300,"issues":[]})", R"({"v":1,"type":"error","run":9e99})",
+          R"({"v":1,"type":"welcome","models":[],"limits":{"max_gen_length":1e40}})",
+          R"({"v":1,"type":"welcome","models":[],"limits":{"max_message_bytes":-1}})",
+          R"({"v":1,"type":"models","models":[{"name":"m","vocab":3e12}]})"})
+        EXPECT_THROW(parse_server_message(text), Error) << text;
 }
 
 // A step record travels verbatim: the client's reader gives back the very record.
