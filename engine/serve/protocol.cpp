@@ -35,29 +35,28 @@ int64_t id_field(const json& m, const char* name) {
     return id;
 }
 
-// An integer of the server's message, or `fallback` where the key is absent. Anything but an
-// integer that fits T is refused: the library converts a float such as 4e83 to an integer with a
-// plain cast, which is undefined behaviour.
+// An integer field of the server's message (limits, sizes, a queue position): anything but an
+// integer that fits T is refused. The library converts a float such as 4e83 to an integer with a
+// plain cast, which is undefined behaviour. (Run and request ids go through id_field, as they do
+// in the client's messages.)
 template <class T>
-T integer_or(const json& m, const char* name, T fallback) {
-    auto it = m.find(name);
-    if (it == m.end()) return fallback;
+T integer_value(const json& v, const char* name) {
     bool fits = false;
-    if (it->is_number_unsigned()) {
-        fits = it->get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
-    } else if (it->is_number_integer()) {
-        const int64_t v = it->get<int64_t>();
-        fits = v >= 0 ? static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<T>::max())
-                      : std::numeric_limits<T>::is_signed && v >= static_cast<int64_t>(std::numeric_limits<T>::min());
+    if (v.is_number_unsigned()) {
+        fits = v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+    } else if (v.is_number_integer()) {
+        const int64_t i = v.get<int64_t>();
+        fits = i >= 0 ? static_cast<uint64_t>(i) <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+                      : std::numeric_limits<T>::is_signed && i >= static_cast<int64_t>(std::numeric_limits<T>::min());
     }
-    if (!fits) throw Error(std::string("\"") + name + "\" must be an integer, found " + it->dump().substr(0, 64));
-    return it->get<T>();
+    if (!fits) throw Error(std::string("\"") + name + "\" must be an integer, found " + v.dump().substr(0, 64));
+    return v.get<T>();
 }
 
 template <class T>
-T integer_field(const json& m, const char* name) {
-    field(m, name);  // present
-    return integer_or<T>(m, name, T{});
+T integer_or(const json& m, const char* name, T fallback) {
+    auto it = m.find(name);
+    return it == m.end() ? fallback : integer_value<T>(*it, name);
 }
 
 std::string string_field(const json& m, const char* name, size_t max_bytes, bool required = true) {
@@ -328,25 +327,25 @@ ServerMessage parse_server_message(std::string_view text) {
             return w;
         }
         if (type == "models") return Models{listings_from(m)};
-        if (type == "queued") return Queued{integer_field<int64_t>(m, "run"), integer_field<int>(m, "position")};
+        if (type == "queued") return Queued{id_field(m, "run"), integer_value<int>(field(m, "position"), "position")};
         if (type == "record") {
             const json& r = field(m, "record");
-            return Record{integer_field<int64_t>(m, "run"), r.value("type", ""), dump(r)};
+            return Record{id_field(m, "run"), r.value("type", ""), dump(r)};
         }
         if (type == "end") {
             const std::string s = m.value("status", "");
             const RunEnd end = s == "done" ? RunEnd::Done : s == "cancelled" ? RunEnd::Cancelled : RunEnd::Failed;
-            return RunEnded{integer_field<int64_t>(m, "run"), end, m.value("error", "")};
+            return RunEnded{id_field(m, "run"), end, m.value("error", "")};
         }
         if (type == "issues") {
-            Issues out{integer_field<int64_t>(m, "request"), {}};
+            Issues out{id_field(m, "request"), {}};
             for (const auto& i : field(m, "issues"))
                 out.issues.push_back({i.value("severity", "error") == "warning" ? SettingsIssue::Severity::Warning
                                                                                 : SettingsIssue::Severity::Error,
                                       i.value("key", ""), i.value("message", "")});
             return out;
         }
-        if (type == "error") return ServerError{integer_or(m, "run", int64_t(-1)), m.value("message", "")};
+        if (type == "error") return ServerError{m.contains("run") ? id_field(m, "run") : -1, m.value("message", "")};
         throw Error("the server sent an unknown message type '" + type + "'");
     } catch (const json::exception& e) {
         throw Error(std::string("the server sent a malformed message: ") + e.what());

@@ -77,7 +77,7 @@ def mdlm_config(size="base"):
     # compact: 2.2 M, the size a 2-core CPU trains to its goals in hours; base: the 12.6 M model; medium: 6.4 M with half the FLOPs per token (a one-thread
     # decode about twice as fast), a size to train from scratch where compute is plentiful.
     # adapted: the guider's (tiny-ar "base") shape, so its weights carry over one to one
-    # (tools/train/grow.py adapt_ar_to_mdlm): GQA, q/k/v biases, tied head, its norm eps.
+    # (tools/train/adapt.py): GQA, q/k/v biases, tied head, its norm eps.
     if size == "adapted":
         a = ar_config("base")
         c = mdlm_config("compact")
