@@ -30,6 +30,10 @@
 #   --decode-gen LIST    generation lengths of the end-to-end decodes (default 256)
 #   --decode-presets L   presets of the end-to-end decodes (default baseline,fast-dllm,surelock,surelock+freecache)
 #   --no-profile         skip the Nsight Compute profile of one dense step
+#   --steps LIST         run only these steps, in the order above: unpack, tests, parity, checkpoint,
+#                        forward, torch, decode, profile, summary (default: all). tools/gpu_session.sh
+#                        runs the untimed steps beside training and the timed ones alone.
+#   --profile-timeout S  seconds per Nsight Compute pass (default 200)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -47,8 +51,11 @@ UNPACKED=/tmp/dlmscope-gpupack
 DECODE_GEN=256
 DECODE_PRESETS=baseline,fast-dllm,surelock,surelock+freecache
 PROFILE=1
+PROFILE_TIMEOUT=200
+ALL_STEPS=unpack,tests,parity,checkpoint,forward,torch,decode,profile,summary
+STEPS=$ALL_STEPS
 
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "gpu_bench.sh: $*" >&2; exit 2; }
 need_value() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value (see --help)"; }
 
@@ -66,6 +73,8 @@ while [ $# -gt 0 ]; do
     --decode-gen) need_value "$@"; DECODE_GEN="$2"; shift 2 ;;
     --decode-presets) need_value "$@"; DECODE_PRESETS="$2"; shift 2 ;;
     --no-profile) PROFILE=0; shift ;;
+    --steps) need_value "$@"; STEPS="$2"; shift 2 ;;
+    --profile-timeout) need_value "$@"; PROFILE_TIMEOUT="$2"; shift 2 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) [ -z "$OUT" ] || die "more than one OUT_DIR ('$OUT' and '$1')"; OUT="$1"; shift ;;
   esac
@@ -77,6 +86,11 @@ for list in "$LENGTHS" "$BATCH"; do
 done
 [[ "$FRACTIONS" =~ ^[0-9.]+(,[0-9.]+)*$ ]] || die "'$FRACTIONS' is not a comma-separated list of fractions"
 case "$DIMS" in llada-8b|medium|small|tiny) ;; *) die "--dims must be llada-8b, medium, small or tiny" ;; esac
+[[ "$PROFILE_TIMEOUT" =~ ^[0-9]+$ ]] || die "--profile-timeout must be a whole number of seconds"
+for step in ${STEPS//,/ }; do
+  [[ ",$ALL_STEPS," == *",$step,"* ]] || die "unknown step '$step' (steps: $ALL_STEPS)"
+done
+want() { [[ ",$STEPS," == *",$1,"* ]]; }
 
 CLI="$UNPACKED/bin/dlmscope-cli"
 PY="${PYTHON:-python3}"
@@ -88,25 +102,30 @@ run() {
 
 if [ "$DRY" = 0 ]; then
   mkdir -p "$OUT"
-  exec > >(tee "$OUT/gpu-bench.log") 2>&1
+  # Appended to: a session runs the steps in several calls into the same folder.
+  exec > >(tee -a "$OUT/gpu-bench.log") 2>&1
 fi
-echo "== dlmscope GPU benchmark -> $OUT$([ "$DRY" = 1 ] && echo ' (dry run: nothing is executed)')"
+echo "== dlmscope GPU benchmark -> $OUT$([ "$DRY" = 1 ] && echo ' (dry run: nothing is executed)'), steps $STEPS"
 
 # --- 1. the packed build --------------------------------------------------------------------
-if [ ! -f "$PACK/dlmscope-gpupack.tar.xz" ]; then
-  msg="no $PACK/dlmscope-gpupack.tar.xz: run tools/bench/pack_for_gpu.sh on the build machine and carry .gpupack"
-  [ "$DRY" = 1 ] && echo "warning: $msg" || { echo "gpu_bench.sh: $msg" >&2; exit 1; }
-fi
-run rm -rf "$UNPACKED"
-run mkdir -p "$UNPACKED"
-if [ "$DRY" = 1 ]; then
-  echo "+ tar -C $UNPACKED -xJf $PACK/dlmscope-gpupack.tar.xz"
-else
-  # tar's xz filter where xz exists, Python's lzma otherwise.
-  tar -C "$UNPACKED" -xJf "$PACK/dlmscope-gpupack.tar.xz" 2>/dev/null ||
-    "$PY" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
-      "$PACK/dlmscope-gpupack.tar.xz" "$UNPACKED"
-  head -6 "$UNPACKED/MANIFEST.txt"
+if want unpack; then
+  if [ ! -f "$PACK/dlmscope-gpupack.tar.xz" ]; then
+    msg="no $PACK/dlmscope-gpupack.tar.xz: run tools/bench/pack_for_gpu.sh on the build machine and carry .gpupack"
+    [ "$DRY" = 1 ] && echo "warning: $msg" || { echo "gpu_bench.sh: $msg" >&2; exit 1; }
+  fi
+  run rm -rf "$UNPACKED"
+  run mkdir -p "$UNPACKED"
+  if [ "$DRY" = 1 ]; then
+    echo "+ tar -C $UNPACKED -xJf $PACK/dlmscope-gpupack.tar.xz"
+  else
+    # tar's xz filter where xz exists, Python's lzma otherwise.
+    tar -C "$UNPACKED" -xJf "$PACK/dlmscope-gpupack.tar.xz" 2>/dev/null ||
+      "$PY" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+        "$PACK/dlmscope-gpupack.tar.xz" "$UNPACKED"
+    head -6 "$UNPACKED/MANIFEST.txt"
+  fi
+elif [ "$DRY" = 0 ] && [ ! -x "$CLI" ]; then
+  echo "gpu_bench.sh: $CLI is missing: run the unpack step first" >&2; exit 1
 fi
 
 # cuBLAS comes from the machine: the CUDA toolkit's folder, the loader's cache, or the
@@ -147,18 +166,22 @@ cli --version
 
 # --- 1b. the GPU tests (kernels and backend against the CPU reference), before any timing ----
 status=0
-if [ -x "$UNPACKED/bin/gpu_tests" ] || [ "$DRY" = 1 ]; then
+if want tests && { [ -x "$UNPACKED/bin/gpu_tests" ] || [ "$DRY" = 1 ]; }; then
   # DLM_SOURCE_DIR: the tests read resources/ (the embedded model) from this checkout.
   run env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" DLM_SOURCE_DIR="$ROOT" \
     "$UNPACKED/bin/gpu_tests" --gtest_output="json:$OUT/gpu-tests.json" || { status=1; echo "!! GPU tests failed"; }
 fi
 
 # --- 1c. CPU-vs-CUDA decode parity on the embedded model (identical ids at T = 0) --------------
-run env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$PY" "$ROOT/tools/bench/gpu_parity.py" \
-  --cli "$CLI" --out "$OUT/parity.md" || { status=1; echo "!! CPU/CUDA decode parity failed"; }
+if want parity; then
+  run env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$PY" "$ROOT/tools/bench/gpu_parity.py" \
+    --cli "$CLI" --out "$OUT/parity.md" || { status=1; echo "!! CPU/CUDA decode parity failed"; }
+fi
 
 # --- 2. the checkpoint ------------------------------------------------------------------------
-if [ -f "$CKPT/config.json" ]; then
+if ! want checkpoint; then
+  :
+elif [ -f "$CKPT/config.json" ]; then
   echo "== reusing the checkpoint in $CKPT"
 else
   echo "== making the $DIMS random checkpoint in $CKPT"
@@ -166,25 +189,31 @@ else
 fi
 
 # --- 3, 4. the two benchmarks (a failure of one still lets the other run) ---------------------
-cli bench --section forward-cuda --model "$CKPT" --lengths "$LENGTHS" --prompt-len "$PROMPT" \
-  --batch "$BATCH" --fractions "$FRACTIONS" --reps "$REPS" \
-  --json "$OUT/cuda-bench.json" --out "$OUT/cuda-bench.md" || { status=1; echo "!! the dlmscope CUDA bench failed"; }
-run env PYTHONUNBUFFERED=1 "$PY" "$ROOT/tools/bench/torch_llada_reference.py" --model "$CKPT" --device cuda \
-  --dtype bf16 --lengths "$LENGTHS" --prompt-len "$PROMPT" --batch "$BATCH" --reps "$REPS" \
-  --json "$OUT/torch-bench.json" || { status=1; echo "!! the PyTorch reference failed"; }
+if want forward; then
+  cli bench --section forward-cuda --model "$CKPT" --lengths "$LENGTHS" --prompt-len "$PROMPT" \
+    --batch "$BATCH" --fractions "$FRACTIONS" --reps "$REPS" \
+    --json "$OUT/cuda-bench.json" --out "$OUT/cuda-bench.md" || { status=1; echo "!! the dlmscope CUDA bench failed"; }
+fi
+if want torch; then
+  run env PYTHONUNBUFFERED=1 "$PY" "$ROOT/tools/bench/torch_llada_reference.py" --model "$CKPT" --device cuda \
+    --dtype bf16 --lengths "$LENGTHS" --prompt-len "$PROMPT" --batch "$BATCH" --reps "$REPS" \
+    --json "$OUT/torch-bench.json" || { status=1; echo "!! the PyTorch reference failed"; }
+fi
 
 # --- 4b. end-to-end decodes on the same checkpoint, one per preset --------------------------------
-cli bench --section decode --model "$CKPT" --backend cuda --gen-lens "$DECODE_GEN" --prompt-len "$PROMPT" \
-  --strategies "$DECODE_PRESETS" --json "$OUT/decode-bench.json" --out "$OUT/decode-bench.md" ||
-  { status=1; echo "!! the end-to-end decode bench failed"; }
+if want decode; then
+  cli bench --section decode --model "$CKPT" --backend cuda --gen-lens "$DECODE_GEN" --prompt-len "$PROMPT" \
+    --strategies "$DECODE_PRESETS" --json "$OUT/decode-bench.json" --out "$OUT/decode-bench.md" ||
+    { status=1; echo "!! the end-to-end decode bench failed"; }
+fi
 
 # --- 4c. Nsight Compute on one dense step at the largest N (speed of light, occupancy) -----------
 # Two passes over the same step bench (batch 1, one rep): the engine's own kernels of the first
 # layers, then cuBLAS's GEMMs after the 13 of the roofline measurement and the first 4 layers.
-if [ "$PROFILE" = 1 ] && command -v ncu >/dev/null; then
+if want profile && [ "$PROFILE" = 1 ] && command -v ncu >/dev/null; then
   largest="${LENGTHS##*,}"
   ncu_step() {
-    run timeout 200 env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ncu --section SpeedOfLight \
+    run timeout "$PROFILE_TIMEOUT" env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ncu --section SpeedOfLight \
       --section LaunchStats --section Occupancy --csv --page details "$@" \
       "$CLI" bench --section forward-cuda --model "$CKPT" --lengths "$largest" --prompt-len "$PROMPT" --batch 1 \
       --fractions 1 --reps 1 --out -
@@ -196,7 +225,9 @@ if [ "$PROFILE" = 1 ] && command -v ncu >/dev/null; then
 fi
 
 # --- 5. the summary -----------------------------------------------------------------------------
-run "$PY" "$ROOT/tools/bench/summarize_gpu_bench.py" --cuda "$OUT/cuda-bench.json" \
-  --torch "$OUT/torch-bench.json" --out "$OUT/summary.md" || status=1
-echo "== done (status $status): $OUT/summary.md"
+if want summary; then
+  run "$PY" "$ROOT/tools/bench/summarize_gpu_bench.py" --cuda "$OUT/cuda-bench.json" \
+    --torch "$OUT/torch-bench.json" --out "$OUT/summary.md" || status=1
+fi
+echo "== done (status $status, steps $STEPS): $OUT"
 exit $status

@@ -34,9 +34,10 @@ command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ] ||
 
 export CCACHE_BASEDIR="$ROOT"
 echo "== configuring $BUILD (CUDA on, sm_$ARCHS, no app)"
+mkdir -p "$BUILD"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDLM_CUDA=ON -DDLM_APP=OFF \
-  -DCMAKE_CUDA_ARCHITECTURES="$ARCHS" >"$BUILD.configure.log" 2>&1 ||
-  { tail -30 "$BUILD.configure.log" >&2; echo "pack_for_gpu.sh: configure failed (log: $BUILD.configure.log)" >&2; exit 1; }
+  -DCMAKE_CUDA_ARCHITECTURES="$ARCHS" >"$BUILD/configure.log" 2>&1 ||
+  { tail -30 "$BUILD/configure.log" >&2; echo "pack_for_gpu.sh: configure failed (log: $BUILD/configure.log)" >&2; exit 1; }
 echo "== building dlmscope-cli and gpu_tests (-j$JOBS)"
 cmake --build "$BUILD" -j"$JOBS" --target dlmscope-cli gpu_tests
 CLI="$BUILD/tools/cli/dlmscope-cli"

@@ -6,11 +6,11 @@
 #   bash tools/train/gpu_train.sh OUT_DIR [--mdlm-minutes 5.5] [--ar-minutes 4.5] [--fresh]
 #                                         [--device cuda] [--batch 256] [--eval-per-family 50]
 #                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
-#                                         [--mdlm-from-ar]
+#                                         [--mdlm-from-ar] [--mixture FAMILY=W,...]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
-#    models at once on the same GPU (bf16 autocast, batch 256, data made by worker processes),
+#    models at once on the same GPU (--ar-minutes 0 keeps the shipped guider and trains the MDLM alone) (bf16 autocast, batch 256, data made by worker processes),
 #    each on a wall-time budget with a cosine schedule fitted to it; --fresh starts from random
 #    weights instead; --mdlm-from-ar starts the MDLM from the shipped guider's weights instead
 #    (tools/train/adapt.py: size "adapted", the guider's shape);
@@ -39,6 +39,7 @@ MDLM_LR=1e-3
 # prompt. A CPU pilot (docs/models.md) grew the model's use of the prompt faster than uniform t.
 MDLM_T_POWER=0.5
 MDLM_FROM_AR=0
+MIXTURE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -52,6 +53,7 @@ while [ $# -gt 0 ]; do
     --mdlm-lr) MDLM_LR="$2"; shift 2 ;;
     --mdlm-t-power) MDLM_T_POWER="$2"; shift 2 ;;  # 1: LLaDA's uniform mask rate
     --mdlm-from-ar) MDLM_FROM_AR=1; shift ;;
+    --mixture) MIXTURE="$2"; shift 2 ;;  # train.py --family-weights of both models
     -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) OUT="$1"; shift ;;
   esac
@@ -85,25 +87,32 @@ init_mdlm() {
 
 # The embedded models' mixture and response forms (docs/models.md §4): the multiplication family
 # trains the products of word problems, running_sum their running totals.
-MIXTURE=addition=0.08,addition4=0.08,subtraction=0.08,multiplication=0.1,running_sum=0.14,word_problem=0.3,sorting=0.12,counting=0.08,story=0.02
+MIXTURE=${MIXTURE:-addition=0.08,addition4=0.08,subtraction=0.08,multiplication=0.1,running_sum=0.14,word_problem=0.3,sorting=0.12,counting=0.08,story=0.02}
+TRAIN_AR=1
+"$PY" -c "import sys; sys.exit(0 if float('$AR_MIN') > 0 else 1)" || TRAIN_AR=0
 FORMS="--word-problem-form lines --sorting-form columns --varied-wording 0.7"
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
 "$PY" "$ROOT/tools/train/train.py" --model mdlm --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
   --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
   --suffix-mask 0.7 --family-weights "$MIXTURE" $FORMS \
-  --data-workers $(( CORES > 8 ? CORES * 2 / 3 : 2 )) --threads 2 --val-every 250 --curve-every 1000 --curve-per-family "$EVAL_N" \
+  --data-workers $(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 )) --threads 2 --val-every 250 --curve-every 1000 --curve-per-family "$EVAL_N" \
   --ckpt-min 100 --work "$WORK/mdlm" --out "$MODELS/tiny-mdlm" --plot "$PLOTS/loss-tiny-mdlm.png" \
   >"$OUT/train-mdlm.log" 2>&1 &
 mdlm=$!
-"$PY" "$ROOT/tools/train/train.py" --model ar --size base $(init tiny-ar) --device "$DEVICE" \
+ar=""
+[ "$TRAIN_AR" = 1 ] && "$PY" "$ROOT/tools/train/train.py" --model ar --size base $(init tiny-ar) --device "$DEVICE" \
   --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000 --minutes "$AR_MIN" --seed 12 --family-weights "$MIXTURE" $FORMS \
   --data-workers $(( CORES > 8 ? CORES / 4 : 1 )) --threads 1 --val-every 250 --curve-every 1000 --curve-per-family "$EVAL_N" \
   --ckpt-min 100 --work "$WORK/ar" --out "$MODELS/tiny-ar" --plot "$PLOTS/loss-tiny-ar.png" \
   >"$OUT/train-ar.log" 2>&1 &
-ar=$!
+[ "$TRAIN_AR" = 1 ] && ar=$!
 status=0
 wait $mdlm || { status=1; echo "!! MDLM training failed (train-mdlm.log)"; tail -20 "$OUT/train-mdlm.log"; }
-wait $ar || { status=1; echo "!! AR training failed (train-ar.log)"; tail -20 "$OUT/train-ar.log"; }
+if [ -n "$ar" ]; then
+  wait $ar || { status=1; echo "!! AR training failed (train-ar.log)"; tail -20 "$OUT/train-ar.log"; }
+else
+  echo "(--ar-minutes 0: the shipped guider is kept as it is)"
+fi
 
 { echo "kind,step,examples_seen,elapsed_s,families..."
   for k in mdlm ar; do [ -f "$WORK/$k/curve.csv" ] && sed "s/^/$k,/" "$WORK/$k/curve.csv"; done; } >"$WORK/result/curves.csv"
@@ -116,6 +125,12 @@ wait
 cat "$WORK"/eval-*.txt | tee "$OUT/eval.txt"
 cp "$OUT/eval.txt" "$WORK/result/"
 
-tar -C "$WORK/result" -cf - . | xz -T0 -6 | split -b 15m - "$OUT/result.tar.xz.part-"
+# xz where it exists, Python's lzma otherwise.
+if command -v xz >/dev/null; then
+  tar -C "$WORK/result" -cf - . | xz -T0 -6 | split -b 15m - "$OUT/result.tar.xz.part-"
+else
+  "$PY" -c 'import sys, tarfile; t = tarfile.open(fileobj=sys.stdout.buffer, mode="w|xz"); t.add(sys.argv[1], arcname="."); t.close()' \
+    "$WORK/result" | split -b 15m - "$OUT/result.tar.xz.part-"
+fi
 ls -la "$OUT"
 exit $status

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Everything one GPU lease is for, as one command that returns inside the device's 10-minute limit,
+# from the repository root of the GPU machine with .gpupack/ carried (tools/bench/pack_for_gpu.sh):
+#
+#   bash tools/gpu_session.sh OUT_DIR [--budget 570] [--no-train] [--train-minutes-max 6]
+#                                     [--dims llada-8b] [-- gpu_train.sh options]
+#
+# 1. untimed, side by side: the GPU tests (gpu_bench.sh steps unpack,tests) while the 8B-shaped
+#    random checkpoint is written (step checkpoint);
+# 2. timed, with the GPU to themselves: forward-cuda and the PyTorch reference on the same weights,
+#    the end-to-end decodes, Nsight Compute on one dense step, the summary;
+# 3. the rest of the budget: tools/train/gpu_train.sh on the embedded models, its minutes fitted to
+#    what is left, beside the CPU-vs-CUDA decode parity (step parity; neither is timed);
+# 4. OUT_DIR gets at most 8 files: session.log, summary.md, parity.md, eval.txt, bench.tar.xz
+#    (every file gpu_bench.sh wrote) and result.tar.xz.part-* (gpu_train.sh's models, curves and
+#    logs; tools/train/unpack_gpu_result.sh puts them in place).
+#
+# Each step has its own time limit inside the budget (seconds of wall time from the start), so a
+# hang or a crash costs that step only and the files still come back.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT=""
+BUDGET=570
+TRAIN=1
+TRAIN_ARGS=()
+DIMS=llada-8b
+TRAIN_MAX=6
+die() { echo "gpu_session.sh: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --budget) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "--budget needs whole seconds"; BUDGET="$2"; shift 2 ;;
+    --no-train) TRAIN=0; shift ;;
+    --train-minutes-max) [[ "${2:-}" =~ ^[0-9.]+$ ]] || die "--train-minutes-max needs minutes"; TRAIN_MAX="$2"; shift 2 ;;
+    --dims) [ -n "${2:-}" ] || die "--dims needs a preset"; DIMS="$2"; shift 2 ;;  # tiny: a quick try anywhere
+    --) shift; TRAIN_ARGS=("$@"); break ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *) [ -z "$OUT" ] || die "more than one OUT_DIR"; OUT="$1"; shift ;;
+  esac
+done
+[ -n "$OUT" ] || die "give OUT_DIR (see --help)"
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+WORK="$(mktemp -d /tmp/dlmscope-session.XXXXXX)"
+BENCH="$WORK/bench"
+TRAINED="$WORK/train"
+mkdir -p "$BENCH" "$TRAINED"
+exec > >(tee "$OUT/session.log") 2>&1
+
+START=$(date +%s)
+elapsed() { echo $(( $(date +%s) - START )); }
+left() { echo $(( BUDGET - $(elapsed) )); }
+# Runs a gpu_bench.sh step list under a limit: the smaller of CAP and what the budget leaves after
+# RESERVE seconds kept for what comes later.
+bench() {
+  local steps="$1" cap="$2" reserve="$3" limit
+  shift 3
+  limit=$(( $(left) - reserve ))
+  [ "$limit" -gt "$cap" ] && limit=$cap
+  if [ "$limit" -lt 20 ]; then
+    echo "== [$(elapsed) s] skipped $steps: the budget is spent"; return 1
+  fi
+  echo "== [$(elapsed) s] gpu_bench.sh --steps $steps (limit $limit s)"
+  timeout -k 10 "$limit" bash "$ROOT/tools/bench/gpu_bench.sh" "$BENCH" --steps "$steps" \
+    --dims "$DIMS" --checkpoint "/tmp/dlmscope-$DIMS-random" "$@" ||
+    { local rc=$?; echo "!! [$(elapsed) s] steps $steps ended with status $rc"; }
+}
+
+echo "== [0 s] dlmscope GPU session, budget $BUDGET s, $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo 'no git')"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+nproc
+
+# 1. untimed: the tests beside the checkpoint's writing.
+bench unpack 60 400
+bench tests 150 380 &
+tests=$!
+bench checkpoint 200 360
+wait $tests
+
+# 2. timed, alone. Each keeps time back for the ones after it (the GPU issue's figures before the
+# profile, the profile before training).
+bench forward 120 150
+bench torch 120 110
+bench decode 150 60
+bench summary 30 40
+bench profile 130 100 --profile-timeout 60
+
+# 3. training and parity side by side, on what is left.
+parity_pid=""
+bench parity 200 30 &
+parity_pid=$!
+if [ "$TRAIN" = 1 ]; then
+  # gpu_train.sh needs up to about 140 s besides its training: start-up, export, the final eval
+  # (100 s at most), packing.
+  minutes=$(awk -v s="$(( $(left) - 160 ))" -v max="$TRAIN_MAX" 'BEGIN { m = s / 60; if (m > max) m = max; printf "%.1f", m }')
+  if awk -v m="$minutes" 'BEGIN { exit !(m >= 0.7) }'; then
+    echo "== [$(elapsed) s] gpu_train.sh: $minutes min of training"
+    timeout -k 10 $(( $(left) - 15 )) bash "$ROOT/tools/train/gpu_train.sh" "$TRAINED" \
+      --mdlm-minutes "$minutes" --ar-minutes "$minutes" "${TRAIN_ARGS[@]}" ||
+      { rc=$?; echo "!! [$(elapsed) s] gpu_train.sh ended with status $rc"; }
+  else
+    echo "== [$(elapsed) s] no training: only $minutes min would be left"
+  fi
+fi
+wait $parity_pid
+
+# 4. at most 8 files back.
+echo "== [$(elapsed) s] packing"
+for f in summary.md parity.md; do [ -f "$BENCH/$f" ] && cp "$BENCH/$f" "$OUT/"; done
+[ -f "$TRAINED/eval.txt" ] && cp "$TRAINED/eval.txt" "$OUT/"
+parts=("$TRAINED"/result.tar.xz.part-*)
+# The training logs ride in the bench archive; its parts travel as they are (three at most fit).
+${PYTHON:-python3} - "$WORK" "$OUT/bench.tar.xz" <<'PYEOF'
+import os, sys, tarfile
+work, dest = sys.argv[1], sys.argv[2]
+with tarfile.open(dest, "w:xz") as t:
+    for sub in ("bench", "train"):
+        d = os.path.join(work, sub)
+        for name in sorted(os.listdir(d)):
+            if not name.startswith("result.tar.xz.part-"):
+                t.add(os.path.join(d, name), arcname=f"{sub}/{name}")
+PYEOF
+n=0
+for p in "${parts[@]}"; do
+  [ -f "$p" ] || continue
+  n=$((n + 1))
+  [ "$n" -le 3 ] && cp "$p" "$OUT/" || echo "!! $(basename "$p") left behind: more than 8 files"
+done
+echo "== [$(elapsed) s] done"
+ls -la "$OUT"
