@@ -173,6 +173,9 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     number comes before the last line's '=': the operands of an arithmetic line, a word problem's
     items, a running sum's terms), so copying is never taught wrong."""
     B, T = ids.shape
+    # The masks are drawn on the CPU (the same on every device) and move to the batch's device
+    # once, after they are made.
+    is_resp = is_resp.cpu()
     u = torch.rand((), generator=gen)
     t = (u + torch.arange(B, dtype=torch.float32) / B) % 1.0
     # t ** power with power < 1 puts more sequences near a fully masked response, the state
