@@ -2,8 +2,8 @@
 # Everything one GPU lease is for, as one command that returns inside the device's 10-minute limit,
 # from the repository root of the GPU machine with .gpupack/ carried (tools/bench/pack_for_gpu.sh):
 #
-#   bash tools/gpu_session.sh OUT_DIR [--budget 570] [--no-train] [--train-minutes-max 6]
-#                                     [--dims llada-8b] [-- gpu_train.sh options]
+#   bash tools/gpu_session.sh OUT_DIR [--budget 570] [--no-train] [--no-timings]
+#                                     [--train-minutes-max 6] [--dims llada-8b] [-- gpu_train.sh options]
 #
 # 1. untimed, side by side: the GPU tests (gpu_bench.sh steps unpack,tests) while the 8B-shaped
 #    random checkpoint is written (step checkpoint);
@@ -23,6 +23,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT=""
 BUDGET=570
 TRAIN=1
+TIMINGS=1
 TRAIN_ARGS=()
 DIMS=llada-8b
 TRAIN_MAX=6
@@ -32,6 +33,7 @@ while [ $# -gt 0 ]; do
     -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --budget) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "--budget needs whole seconds"; BUDGET="$2"; shift 2 ;;
     --no-train) TRAIN=0; shift ;;
+    --no-timings) TIMINGS=0; shift ;;  # tests and parity only, then training gets the time
     --train-minutes-max) [[ "${2:-}" =~ ^[0-9.]+$ ]] || die "--train-minutes-max needs minutes"; TRAIN_MAX="$2"; shift 2 ;;
     --dims) [ -n "${2:-}" ] || die "--dims needs a preset"; DIMS="$2"; shift 2 ;;  # tiny: a quick try anywhere
     --) shift; TRAIN_ARGS=("$@"); break ;;
@@ -75,16 +77,18 @@ nproc
 bench unpack 60 400
 bench tests 150 380 &
 tests=$!
-bench checkpoint 200 360
+[ "$TIMINGS" = 1 ] && bench checkpoint 200 360
 wait $tests
 
 # 2. timed, alone. Each keeps time back for the ones after it (the GPU issue's figures before the
 # profile, the profile before training).
-bench forward 120 150
-bench torch 120 110
-bench decode 150 60
-bench summary 30 40
-bench profile 130 100 --profile-timeout 60
+if [ "$TIMINGS" = 1 ]; then
+  bench forward 120 150
+  bench torch 120 110
+  bench decode 150 60
+  bench summary 30 40
+  bench profile 130 100 --profile-timeout 60
+fi
 
 # 3. training and parity side by side, on what is left.
 parity_pid=""
@@ -109,6 +113,14 @@ wait $parity_pid
 echo "== [$(elapsed) s] packing"
 for f in summary.md parity.md; do [ -f "$BENCH/$f" ] && cp "$BENCH/$f" "$OUT/"; done
 [ -f "$TRAINED/eval.txt" ] && cp "$TRAINED/eval.txt" "$OUT/"
+# Killed before its own packing: the last exports (every 1.5 min) from its work folder instead.
+if [ "$TRAIN" = 1 ] && ! ls "$TRAINED"/result.tar.xz.part-* >/dev/null 2>&1 && [ -s "$TRAINED/work-dir.txt" ]; then
+  tw="$(cat "$TRAINED/work-dir.txt")"
+  echo "== gpu_train.sh did not pack its result: taking the last exports from $tw"
+  [ -d "$tw/result" ] && for k in mdlm ar; do [ -f "$tw/$k/curve.csv" ] && cp "$tw/$k/curve.csv" "$tw/result/curve-$k.csv"; done
+  [ -d "$tw/result" ] && tar -C "$tw/result" -cf - . | ${PYTHON:-python3} -c 'import lzma, sys; sys.stdout.buffer.write(lzma.compress(sys.stdin.buffer.read()))' |
+    split -b 15m - "$TRAINED/result.tar.xz.part-"
+fi
 parts=("$TRAINED"/result.tar.xz.part-*)
 # The training logs ride in the bench archive; its parts travel as they are (three at most fit).
 ${PYTHON:-python3} - "$WORK" "$OUT/bench.tar.xz" <<'PYEOF'

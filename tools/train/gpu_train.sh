@@ -7,15 +7,17 @@
 #                                         [--device cuda] [--batch 256] [--eval-per-family 50]
 #                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
 #                                         [--mdlm-from-ar] [--mixture FAMILY=W,...]
+#                                         [--curve-every 4000] [--curve-per-family 20]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
-#    models at once on the same GPU (--ar-minutes 0 keeps the shipped guider and trains the MDLM alone) (bf16 autocast, batch 256, data made by worker processes),
-#    each on a wall-time budget with a cosine schedule fitted to it; --fresh starts from random
+#    models at once on the same GPU (bf16 autocast, batch 256, data made by worker processes),
+#    each on a wall-time budget (curve points and checkpoints count) with a cosine schedule fitted
+#    to it; --ar-minutes 0 keeps the shipped guider and trains the MDLM alone; --fresh starts from random
 #    weights instead; --mdlm-from-ar starts the MDLM from the shipped guider's weights instead
 #    (tools/train/adapt.py: size "adapted", the guider's shape);
 # 2. exports both (BF16 safetensors, config, tokenizer, golden logits) into a scratch copy of
-#    resources/models/;
+#    resources/models/ (also every 1.5 min while training: OUT_DIR/work-dir.txt names the folder);
 # 3. measures greedy accuracy per family on 50 test rows per family with the PyTorch reference
 #    sampler (tools/train/eval_py.py; the C++ engine's eval is run where the models land);
 # 4. writes to OUT_DIR: result.tar.xz split into parts of 15 MB (result.tar.xz.part-aa, -ab, ...)
@@ -32,6 +34,10 @@ AR_MIN=4.5
 FRESH=0
 DEVICE=cuda
 EVAL_N=50
+# One curve point (test and held-out wordings, PyTorch sampler) costs about as much as 3,000 GPU
+# steps on an H200 (2026-11-26: 44 s for 50 test rows per family): few and small.
+CURVE_EVERY=4000
+CURVE_N=20
 BATCH=256
 MDLM_SIZE=""   # default: the shipped model's size (continued); another size starts from random weights
 MDLM_LR=1e-3
@@ -42,12 +48,14 @@ MDLM_FROM_AR=0
 MIXTURE=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --mdlm-minutes) MDLM_MIN="$2"; shift 2 ;;
     --ar-minutes) AR_MIN="$2"; shift 2 ;;
     --fresh) FRESH=1; shift ;;
     --device) DEVICE="$2"; shift 2 ;;            # cpu: a smoke test of this script without a GPU
-    --eval-per-family) EVAL_N="$2"; shift 2 ;;   # rows per family of the final eval and of each curve point
+    --eval-per-family) EVAL_N="$2"; shift 2 ;;   # rows per family of the final eval
+    --curve-every) CURVE_EVERY="$2"; shift 2 ;;   # steps between learning-curve points
+    --curve-per-family) CURVE_N="$2"; shift 2 ;;  # rows per family of each curve point
     --batch) BATCH="$2"; shift 2 ;;
     --mdlm-size) MDLM_SIZE="$2"; shift 2 ;;   # another size than the shipped one starts from random weights
     --mdlm-lr) MDLM_LR="$2"; shift 2 ;;
@@ -66,6 +74,8 @@ PY="${PYTHON:-python3}"
 [ "$DEVICE" = cpu ] || nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
 
 WORK="$(mktemp -d /tmp/dlmscope-train.XXXXXX)"
+# Where the exports land while training runs: a caller whose time runs out can still take them.
+echo "$WORK" >"$OUT/work-dir.txt"
 MODELS="$WORK/result/models"
 PLOTS="$WORK/result/img"
 mkdir -p "$MODELS" "$PLOTS"
@@ -95,15 +105,15 @@ FORMS="--word-problem-form lines --sorting-form columns --varied-wording 0.7"
 "$PY" "$ROOT/tools/train/train.py" --model mdlm --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
   --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
   --suffix-mask 0.7 --family-weights "$MIXTURE" $FORMS \
-  --data-workers $(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 )) --threads 2 --val-every 250 --curve-every 1000 --curve-per-family "$EVAL_N" \
-  --ckpt-min 100 --work "$WORK/mdlm" --out "$MODELS/tiny-mdlm" --plot "$PLOTS/loss-tiny-mdlm.png" \
+  --data-workers $(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 )) --threads 2 --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" \
+  --ckpt-min 1.5 --work "$WORK/mdlm" --out "$MODELS/tiny-mdlm" --plot "$PLOTS/loss-tiny-mdlm.png" \
   >"$OUT/train-mdlm.log" 2>&1 &
 mdlm=$!
 ar=""
 [ "$TRAIN_AR" = 1 ] && "$PY" "$ROOT/tools/train/train.py" --model ar --size base $(init tiny-ar) --device "$DEVICE" \
   --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000 --minutes "$AR_MIN" --seed 12 --family-weights "$MIXTURE" $FORMS \
-  --data-workers $(( CORES > 8 ? CORES / 4 : 1 )) --threads 1 --val-every 250 --curve-every 1000 --curve-per-family "$EVAL_N" \
-  --ckpt-min 100 --work "$WORK/ar" --out "$MODELS/tiny-ar" --plot "$PLOTS/loss-tiny-ar.png" \
+  --data-workers $(( CORES > 8 ? CORES / 4 : 1 )) --threads 1 --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" \
+  --ckpt-min 1.5 --work "$WORK/ar" --out "$MODELS/tiny-ar" --plot "$PLOTS/loss-tiny-ar.png" \
   >"$OUT/train-ar.log" 2>&1 &
 [ "$TRAIN_AR" = 1 ] && ar=$!
 status=0

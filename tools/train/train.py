@@ -328,7 +328,8 @@ def main():
     ap.add_argument("--device", default="cpu", help="cpu or cuda (bf16 autocast on cuda)")
     ap.add_argument("--data-workers", type=int, default=0, help="processes that make batches ahead (0: inline)")
     ap.add_argument("--minutes", type=float, default=0.0,
-                    help="wall-time budget: stop and finish the cosine schedule when it runs out (0: none)")
+                    help="wall-time budget: stop and finish the cosine schedule when it runs out (0: none). "
+                    "Wall time counts everything after start-up: steps, validation, curve points, checkpoints")
     ap.add_argument("--curve-every", type=int, default=0,
                     help="every N steps, greedy accuracy per family on a fixed test sample (PyTorch, "
                     "tools/train/eval_py.py), appended to <work>/curve.csv (0: off)")
@@ -500,14 +501,17 @@ def main():
             export.export(ck, a.out)
         print(f"checkpoint step {step} -> {ck}" + (f" (exported to {a.out})" if a.out else ""), flush=True)
 
+    # The budget is wall time: on a GPU one curve point costs as much as thousands of steps, so a
+    # budget of step time alone overran its lease (elapsed resumes from the checkpoint).
+    t0, elapsed0 = time.time(), elapsed
     if a.curve_every and step == 0 and not a.bench:
         curve_point()  # where the curve starts: the initial weights' accuracy
     model.train()
     run_loss, run_ce, last_ck = None, None, time.time()
-    t0 = time.time()
     bench_t = []
     while step < a.steps:
         ts = time.time()
+        elapsed = elapsed0 + (ts - t0)
         ids, isr = data.batch(step)
         ids, isr = ids.to(dev, non_blocking=True), isr.to(dev, non_blocking=True)
         g = torch.Generator().manual_seed(a.seed * 1_000_003 + step)
@@ -522,7 +526,7 @@ def main():
         step += 1
         tokens += ids.numel()
         dt = time.time() - ts
-        elapsed += dt
+        elapsed = elapsed0 + (time.time() - t0)
         lv = float(loss)
         run_loss = lv if run_loss is None else 0.95 * run_loss + 0.05 * lv
         run_ce = float(ce) if run_ce is None else 0.95 * run_ce + 0.05 * float(ce)
@@ -543,6 +547,7 @@ def main():
                   f"lr {lr_at(step - 1, a, elapsed):.2e} T={ids.shape[1]} {dt:.2f}s/step elapsed {elapsed / 60:.1f}m", flush=True)
         if a.curve_every and step % a.curve_every == 0:
             curve_point()
+        elapsed = elapsed0 + (time.time() - t0)
         out_of_time = a.minutes and elapsed >= 60 * a.minutes
         if time.time() - last_ck > a.ckpt_min * 60 or step == a.steps or out_of_time:
             checkpoint()
@@ -550,7 +555,7 @@ def main():
         if out_of_time:
             print(f"wall-time budget of {a.minutes} min reached at step {step}", flush=True)
             break
-    print(f"done: {step} steps, {elapsed / 60:.1f} min, wall since start {(time.time() - t0) / 60:.1f} min")
+    print(f"done: {step} steps, {elapsed / 60:.1f} min of wall time in all ({(time.time() - t0) / 60:.1f} in this run)")
 
 
 if __name__ == "__main__":
