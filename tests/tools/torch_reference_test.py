@@ -145,7 +145,8 @@ def pipeline_part(args, py, tmp):
             raise SystemExit(f"FAIL: gpu_bench.sh --dry-run does not show {needle!r}:\n{dry.stdout}")
     if os.path.exists(out):
         raise SystemExit("FAIL: gpu_bench.sh --dry-run created the output folder")
-    for bad in (["--reps", "0"], ["--bogus"], ["a", "b"], ["--lengths"], ["--dims", "huge"], ["--batch", "1,x"]):
+    for bad in (["--reps", "0"], ["--bogus"], ["a", "b"], ["--lengths"], ["--dims", "huge"], ["--batch", "1,x"],
+                ["--steps", "forward,bogus"], ["--profile-timeout", "x"]):
         r = subprocess.run(["bash", script, "--dry-run"] + bad, capture_output=True, text=True)
         if r.returncode != 2 or "gpu_bench.sh:" not in r.stderr:
             raise SystemExit(f"FAIL: gpu_bench.sh {' '.join(bad)} should be refused with status 2, got "

@@ -10,22 +10,101 @@ markdown table (and writes it to --out); exits 1 when any pair differs or a run 
 """
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Logit margin under which two backends of different precision may pick different tokens: the
+# CUDA backend's logits differ from the CPU's by ~1e-2 (bf16 activations into fp32-accumulated
+# GEMMs, tests/gpu/gpu_test_support.h).
+NEAR_TIE = 0.05
 
 
-def run(cli, model, backend, strategy, prompt, gen):
+def run(cli, model, backend, strategy, prompt, gen, trace=None):
     cmd = [cli, "run", "--model", model, "--backend", backend, "--strategy", strategy,
            "--gen-len", str(gen), "--prompt", prompt, "--json"]
+    if trace:
+        cmd += ["--trace", trace, "--set", "display_top_k=2"]
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         return None, f"exit {p.returncode}: {p.stderr.strip()[-300:]}", time.time() - t0
     return json.loads(p.stdout.strip().splitlines()[-1]), p.stderr.strip(), time.time() - t0
+
+
+def trace_steps(path):
+    with open(path) as f:
+        return [r for r in map(json.loads, f) if r.get("type") == "step"]
+
+
+def best_two(pos):
+    top = pos.get("top") or []
+    if len(top) < 2 or top[1]["p"] <= 0:
+        return None
+    return top[0], top[1], math.log(top[0]["p"] / top[1]["p"])
+
+
+def committed(step, masked_before):
+    """Positions that were masked before this step and hold a token after it."""
+    return {p["pos"]: p for p in step["positions"] if p["pos"] in masked_before and p["state"] != "masked"}
+
+
+def first_parting(cpu_steps, gpu_steps):
+    """Where two traces of one decode first part: (step, description, near_tie), or None.
+
+    Two backends part in one of two ways. Either they commit the same position with different
+    tokens (a near-tie between its two best tokens), or they commit different positions (a
+    near-tie between the confidences that rank the positions)."""
+    masked = {p["pos"] for p in cpu_steps[0]["positions"]} if cpu_steps else set()
+    for a, b in zip(cpu_steps, gpu_steps):
+        ca, cb = committed(a, masked), committed(b, masked)
+        same_pos_other_token = [i for i in ca if i in cb and ca[i]["token"] != cb[i]["token"]]
+        if same_pos_other_token:
+            i = same_pos_other_token[0]
+            ta, tb = best_two(ca[i]), best_two(cb[i])
+            margins = [t[2] for t in (ta, tb) if t]
+
+            def show(t):
+                return "?" if t is None else f"{t[0]['id']} (p {t[0]['p']:.4f}) over {t[1]['id']} (p {t[1]['p']:.4f}), margin {t[2]:.3f}"
+            return (a["step"], f"position {i}: cpu {show(ta)}; cuda {show(tb)}",
+                    bool(margins) and min(margins) < NEAR_TIE)
+        only_a, only_b = set(ca) - set(cb), set(cb) - set(ca)
+        if only_a or only_b:
+            conf_a = {p["pos"]: p.get("confidence") or 0.0 for p in a["positions"]}
+            conf_b = {p["pos"]: p.get("confidence") or 0.0 for p in b["positions"]}
+            shown = sorted(only_a | only_b)[:4]
+            text = (f"cpu committed {sorted(only_a)[:4]}, cuda {sorted(only_b)[:4]} (confidence at "
+                    f"{shown}: cpu {', '.join(format(conf_a[i], '.6g') for i in shown)}; "
+                    f"cuda {', '.join(format(conf_b[i], '.6g') for i in shown)})")
+            tie = None
+            if only_a and only_b:  # each ranked its own choice first: by how much?
+                x, y = max(only_a, key=lambda i: conf_a[i]), max(only_b, key=lambda i: conf_b[i])
+                margins = [abs(math.log(max(c[x], 1e-30) / max(c[y], 1e-30))) for c in (conf_a, conf_b)]
+                tie = min(margins) < NEAR_TIE
+                text += f", confidence margin {min(margins):.3f}"
+            return a["step"], text, tie
+        masked -= set(ca)
+    return None
+
+
+def describe_parting(cli, model, strategy, ex):
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for backend in ("cpu", "cuda"):
+            paths[backend] = os.path.join(tmp, backend + ".ndjson")
+            out, err, _ = run(cli, model, backend, strategy, ex["prompt"], ex["gen_length"], trace=paths[backend])
+            if out is None:
+                return f"traced rerun failed: {err[-120:]}", False
+        parting = first_parting(trace_steps(paths["cpu"]), trace_steps(paths["cuda"]))
+    if parting is None:
+        return "the traced reruns did not part", False
+    step, text, tie = parting
+    verdict = {True: " — near-tie", False: " — **not a near-tie**", None: " — one backend only (threshold)"}[tie]
+    return f"step {step}, {text}{verdict}", bool(tie)
 
 
 def main():
@@ -48,7 +127,7 @@ def main():
 
     lines = ["| preset | family | gen | identical ids | steps cpu / cuda | first difference | cuda text |",
              "|---|---|---|---|---|---|---|"]
-    failures = 0
+    failures = near_ties = 0
     for strategy in a.strategies.split(","):
         for ex in prompts:
             cpu, cpu_err, _ = run(a.cli, a.model, "cpu", strategy, ex["prompt"], ex["gen_length"])
@@ -66,12 +145,22 @@ def main():
             same = a_ids == b_ids
             first = next((i for i, (x, y) in enumerate(zip(a_ids, b_ids)) if x != y), None)
             failures += 0 if same else 1
+            where = ""
+            if not same:
+                if first is None:  # one is a prefix of the other
+                    first = min(len(a_ids), len(b_ids))
+                    a_ids, b_ids = a_ids + [None], b_ids + [None]
+                parting, tie = describe_parting(a.cli, a.model, strategy, ex)
+                near_ties += tie
+                where = f"ids differ from position {first} ({a_ids[first]} vs {b_ids[first]}); parted at {parting}"
             text = gpu["text"].replace("\n", " ⏎ ").replace("|", "/")[:80]
             lines.append(f"| {strategy} | {ex['family']} | {ex['gen_length']} | {'yes' if same else '**no**'} | "
-                         f"{cpu['steps']} / {gpu['steps']} | {'' if first is None else f'position {first}: {a_ids[first]} vs {b_ids[first]}'} | {text} |")
+                         f"{cpu['steps']} / {gpu['steps']} | {where.replace('|', '/')} | {text} |")
             print(lines[-1], flush=True)
     total = len(a.strategies.split(",")) * len(prompts)
-    summary = f"{total - failures} of {total} decodes identical on CPU and CUDA (temperature 0, ids compared)."
+    summary = (f"{total - failures} of {total} decodes identical on CPU and CUDA (temperature 0, ids compared)"
+               + (f"; of the {failures} others, {near_ties} parted first at a near-tie (logit margin under {NEAR_TIE})."
+                  if failures else "."))
     doc = "\n".join(lines + ["", summary]) + "\n"
     print(doc)
     if a.out:
