@@ -87,7 +87,7 @@ if [ "$TIMINGS" = 1 ]; then
   bench torch 120 110
   bench decode 150 60
   bench summary 30 40
-  bench profile 130 100 --profile-timeout 60
+  bench profile 200 100 --profile-timeout 90
 fi
 
 # 3. training and parity side by side, on what is left.
