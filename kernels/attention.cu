@@ -215,12 +215,9 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const FlashPa
             const int tile_end_col = col0 + kCols;
             bool row_masked = tile_end_col > block_col_end;
 #pragma unroll
-            for (int t2 = 0; t2 < 2; ++t2) {
-                const HiddenColumns& h = hidden[t2];
+            for (int t2 = 0; t2 < 2; ++t2)
                 row_masked = row_masked || (self_col[t2] >= col0 && self_col[t2] < tile_end_col) ||
-                             h.last < tile_end_col - 1 || (h.twin >= col0 && h.twin < tile_end_col) ||
-                             (h.hidden_first < tile_end_col && h.hidden_end > col0 && h.hidden_first < h.hidden_end);
-            }
+                             hidden[t2].hides_any(col0, tile_end_col);
             const bool mask_tile = __any_sync(kFullMask, row_masked);
             // Online softmax: mask, new running max, rescale what was accumulated, exponentiate. A
             // row with every column of the tile hidden keeps its max (or, with nothing seen yet,

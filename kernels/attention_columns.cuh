@@ -70,11 +70,15 @@ struct HiddenColumns {
     int twin = -1;
     int hidden_first = 0, hidden_end = 0;
 
-#ifdef __CUDACC__
-    __device__ __forceinline__ bool hides(int col) const {
+    // Host too: the tests check hides_any against hides column by column without a GPU.
+    __host__ __device__ __forceinline__ bool hides(int col) const {
         return col > last || col == twin || (col >= hidden_first && col < hidden_end);
     }
-#endif
+    // Whether any column of [first, end) is hidden: a tile where none is skips the per-score test.
+    __host__ __device__ __forceinline__ bool hides_any(int first, int end) const {
+        return first < end && (last < end - 1 || (twin >= first && twin < end) ||
+                               (hidden_first < hidden_end && hidden_first < end && hidden_end > first));
+    }
 };
 
 // AttentionArgs::causal and the shadow block, as the kernels apply them (compute/backend.h
