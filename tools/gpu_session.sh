@@ -3,17 +3,22 @@
 # from the repository root of the GPU machine with .gpupack/ carried (tools/bench/pack_for_gpu.sh):
 #
 #   bash tools/gpu_session.sh OUT_DIR [--budget 570] [--no-train] [--no-timings]
-#                                     [--train-minutes-max 6] [--dims llada-8b] [-- gpu_train.sh options]
+#                                     [--train-minutes-max 6] [--dims llada-8b]
+#                                     [--variant 'gpu_train.sh options']... [-- gpu_train.sh options]
 #
 # 1. untimed, side by side: the GPU tests (gpu_bench.sh steps unpack,tests) while the 8B-shaped
 #    random checkpoint is written (step checkpoint);
 # 2. timed, with the GPU to themselves: forward-cuda and the PyTorch reference on the same weights,
 #    the end-to-end decodes, Nsight Compute on one dense step, the summary;
 # 3. the rest of the budget: tools/train/gpu_train.sh on the embedded models, its minutes fitted to
-#    what is left, beside the CPU-vs-CUDA decode parity (step parity; neither is timed);
-# 4. OUT_DIR gets at most 8 files: session.log, summary.md, parity.md, eval.txt, bench.tar.xz
-#    (every file gpu_bench.sh wrote) and result.tar.xz.part-* (gpu_train.sh's models, curves and
-#    logs; tools/train/unpack_gpu_result.sh puts them in place).
+#    what is left, beside the CPU-vs-CUDA decode parity (step parity; neither is timed). Each
+#    --variant (three at most) is one more gpu_train.sh run side by side on the same GPU, with its
+#    own options after the shared ones of `--` (a 2 M-parameter model leaves the GPU mostly idle;
+#    the data workers share the cores);
+# 4. OUT_DIR gets at most 8 files: session.log, summary.md, parity.md, eval.txt (every variant's),
+#    bench.tar.xz (every file gpu_bench.sh wrote, the training logs) and, per variant,
+#    v<N>-result.tar.xz.part-aa (gpu_train.sh's models, curves and plots;
+#    tools/train/unpack_gpu_result.sh puts them in place).
 #
 # Each step has its own time limit inside the budget (seconds of wall time from the start), so a
 # hang or a crash costs that step only and the files still come back.
@@ -25,23 +30,27 @@ BUDGET=570
 TRAIN=1
 TIMINGS=1
 TRAIN_ARGS=()
+VARIANTS=()
 DIMS=llada-8b
 TRAIN_MAX=6
 die() { echo "gpu_session.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --budget) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "--budget needs whole seconds"; BUDGET="$2"; shift 2 ;;
     --no-train) TRAIN=0; shift ;;
     --no-timings) TIMINGS=0; shift ;;  # tests and parity only, then training gets the time
     --train-minutes-max) [[ "${2:-}" =~ ^[0-9.]+$ ]] || die "--train-minutes-max needs minutes"; TRAIN_MAX="$2"; shift 2 ;;
     --dims) [ -n "${2:-}" ] || die "--dims needs a preset"; DIMS="$2"; shift 2 ;;  # tiny: a quick try anywhere
+    --variant) [ $# -ge 2 ] || die "--variant needs gpu_train.sh options in one argument ('' for none)"; VARIANTS+=("$2"); shift 2 ;;
     --) shift; TRAIN_ARGS=("$@"); break ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) [ -z "$OUT" ] || die "more than one OUT_DIR"; OUT="$1"; shift ;;
   esac
 done
 [ -n "$OUT" ] || die "give OUT_DIR (see --help)"
+[ "${#VARIANTS[@]}" -le 3 ] || die "three --variant at most (eight files come back)"
+[ "${#VARIANTS[@]}" -gt 0 ] || VARIANTS=("")
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 WORK="$(mktemp -d /tmp/dlmscope-session.XXXXXX)"
@@ -98,11 +107,23 @@ if [ "$TRAIN" = 1 ]; then
   # gpu_train.sh needs up to about 140 s besides its training: start-up, export, the final eval
   # (100 s at most), packing.
   minutes=$(awk -v s="$(( $(left) - 160 ))" -v max="$TRAIN_MAX" 'BEGIN { m = s / 60; if (m > max) m = max; printf "%.1f", m }')
-  if awk -v m="$minutes" 'BEGIN { exit !(m >= 0.7) }'; then
-    echo "== [$(elapsed) s] gpu_train.sh: $minutes min of training"
-    timeout -k 10 $(( $(left) - 15 )) bash "$ROOT/tools/train/gpu_train.sh" "$TRAINED" \
-      --mdlm-minutes "$minutes" --ar-minutes "$minutes" "${TRAIN_ARGS[@]}" ||
-      { rc=$?; echo "!! [$(elapsed) s] gpu_train.sh ended with status $rc"; }
+  # Under 0.7 min the start-up would outweigh the training, unless that little was asked for.
+  if awk -v m="$minutes" -v max="$TRAIN_MAX" 'BEGIN { exit !(m >= 0.7 || m >= max) }'; then
+    workers=$(( ($(nproc) - 2) / ${#VARIANTS[@]} ))
+    [ "$workers" -ge 2 ] || workers=2
+    pids=()
+    for i in "${!VARIANTS[@]}"; do
+      v=$((i + 1))
+      read -r -a extra <<<"${VARIANTS[$i]}"
+      echo "== [$(elapsed) s] gpu_train.sh variant $v: $minutes min, $workers data workers, options: ${TRAIN_ARGS[*]} ${extra[*]}"
+      timeout -k 10 $(( $(left) - 15 )) bash "$ROOT/tools/train/gpu_train.sh" "$TRAINED/v$v" \
+        --mdlm-minutes "$minutes" --ar-minutes "$minutes" --data-workers "$workers" "${TRAIN_ARGS[@]}" "${extra[@]}" \
+        >"$TRAINED/v$v.out" 2>&1 &
+      pids+=($!)
+    done
+    for i in "${!pids[@]}"; do
+      wait "${pids[$i]}" || { rc=$?; echo "!! [$(elapsed) s] gpu_train.sh variant $((i + 1)) ended with status $rc"; tail -5 "$TRAINED/v$((i + 1)).out"; }
+    done
   else
     echo "== [$(elapsed) s] no training: only $minutes min would be left"
   fi
@@ -112,32 +133,37 @@ wait $parity_pid
 # 4. at most 8 files back.
 echo "== [$(elapsed) s] packing"
 for f in summary.md parity.md; do [ -f "$BENCH/$f" ] && cp "$BENCH/$f" "$OUT/"; done
-[ -f "$TRAINED/eval.txt" ] && cp "$TRAINED/eval.txt" "$OUT/"
-# Killed before its own packing: the last exports (every 1.5 min) from its work folder instead.
-if [ "$TRAIN" = 1 ] && ! ls "$TRAINED"/result.tar.xz.part-* >/dev/null 2>&1 && [ -s "$TRAINED/work-dir.txt" ]; then
-  tw="$(cat "$TRAINED/work-dir.txt")"
-  echo "== gpu_train.sh did not pack its result: taking the last exports from $tw"
-  [ -d "$tw/result" ] && for k in mdlm ar; do [ -f "$tw/$k/curve.csv" ] && cp "$tw/$k/curve.csv" "$tw/result/curve-$k.csv"; done
-  [ -d "$tw/result" ] && tar -C "$tw/result" -cf - . | ${PYTHON:-python3} -c 'import lzma, sys; sys.stdout.buffer.write(lzma.compress(sys.stdin.buffer.read()))' |
-    split -b 15m - "$TRAINED/result.tar.xz.part-"
-fi
-parts=("$TRAINED"/result.tar.xz.part-*)
-# The training logs ride in the bench archive; its parts travel as they are (three at most fit).
+for d in "$TRAINED"/v*/; do
+  [ -d "$d" ] || continue
+  v="$(basename "$d")"
+  # Killed before its own packing: the last exports (every 1.5 min) from its work folder instead.
+  if ! ls "$d"result.tar.xz.part-* >/dev/null 2>&1 && [ -s "$d/work-dir.txt" ]; then
+    tw="$(cat "$d/work-dir.txt")"
+    echo "== $v: gpu_train.sh did not pack its result: taking the last exports from $tw"
+    if [ -d "$tw/result" ]; then
+      for k in mdlm ar; do [ -f "$tw/$k/curve.csv" ] && cp "$tw/$k/curve.csv" "$tw/result/curve-$k.csv"; done
+      tar -C "$tw/result" -cf - . | ${PYTHON:-python3} -c 'import lzma, sys; sys.stdout.buffer.write(lzma.compress(sys.stdin.buffer.read()))' |
+        split -b 15m - "$d/result.tar.xz.part-"
+    fi
+  fi
+  [ -f "$d/eval.txt" ] && { echo "### $v"; cat "$d/eval.txt"; } >>"$OUT/eval.txt"
+  n=0
+  for p in "$d"result.tar.xz.part-*; do
+    [ -f "$p" ] || continue
+    n=$((n + 1))
+    [ "$n" -le 1 ] && cp "$p" "$OUT/$v-$(basename "$p")" || echo "!! $v: $(basename "$p") left behind: more than 8 files"
+  done
+done
+# The training logs ride in the bench archive; the result parts travel as they are.
 ${PYTHON:-python3} - "$WORK" "$OUT/bench.tar.xz" <<'PYEOF'
 import os, sys, tarfile
 work, dest = sys.argv[1], sys.argv[2]
 with tarfile.open(dest, "w:xz") as t:
-    for sub in ("bench", "train"):
-        d = os.path.join(work, sub)
-        for name in sorted(os.listdir(d)):
+    for root, _, files in os.walk(work):
+        for name in sorted(files):
             if not name.startswith("result.tar.xz.part-"):
-                t.add(os.path.join(d, name), arcname=f"{sub}/{name}")
+                path = os.path.join(root, name)
+                t.add(path, arcname=os.path.relpath(path, work))
 PYEOF
-n=0
-for p in "${parts[@]}"; do
-  [ -f "$p" ] || continue
-  n=$((n + 1))
-  [ "$n" -le 3 ] && cp "$p" "$OUT/" || echo "!! $(basename "$p") left behind: more than 8 files"
-done
 echo "== [$(elapsed) s] done"
 ls -la "$OUT"

@@ -7,7 +7,7 @@
 #                                         [--device cuda] [--batch 256] [--eval-per-family 50]
 #                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
 #                                         [--mdlm-from-ar] [--mixture FAMILY=W,...]
-#                                         [--curve-every 4000] [--curve-per-family 20]
+#                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
@@ -38,6 +38,7 @@ EVAL_N=50
 # steps on an H200 (2026-11-26: 44 s for 50 test rows per family): few and small.
 CURVE_EVERY=4000
 CURVE_N=20
+DATA_WORKERS=""
 BATCH=256
 MDLM_SIZE=""   # default: the shipped model's size (continued); another size starts from random weights
 MDLM_LR=1e-3
@@ -56,6 +57,7 @@ while [ $# -gt 0 ]; do
     --eval-per-family) EVAL_N="$2"; shift 2 ;;   # rows per family of the final eval
     --curve-every) CURVE_EVERY="$2"; shift 2 ;;   # steps between learning-curve points
     --curve-per-family) CURVE_N="$2"; shift 2 ;;  # rows per family of each curve point
+    --data-workers) DATA_WORKERS="$2"; shift 2 ;;  # the MDLM's batch makers (default: from the cores)
     --batch) BATCH="$2"; shift 2 ;;
     --mdlm-size) MDLM_SIZE="$2"; shift 2 ;;   # another size than the shipped one starts from random weights
     --mdlm-lr) MDLM_LR="$2"; shift 2 ;;
@@ -105,7 +107,7 @@ FORMS="--word-problem-form lines --sorting-form columns --varied-wording 0.7"
 "$PY" "$ROOT/tools/train/train.py" --model mdlm --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
   --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
   --suffix-mask 0.7 --family-weights "$MIXTURE" $FORMS \
-  --data-workers $(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 )) --threads 2 --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" \
+  --data-workers "${DATA_WORKERS:-$(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 ))}" --threads 2 --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" \
   --ckpt-min 1.5 --work "$WORK/mdlm" --out "$MODELS/tiny-mdlm" --plot "$PLOTS/loss-tiny-mdlm.png" \
   >"$OUT/train-mdlm.log" 2>&1 &
 mdlm=$!

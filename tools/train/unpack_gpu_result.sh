@@ -2,14 +2,16 @@
 # Puts what tools/train/gpu_train.sh handed back in place: the models into resources/models/,
 # the loss plots into docs/img/, curves.csv and eval.txt into build-train/gpu-result/.
 #
-#   tools/train/unpack_gpu_result.sh DIR     # DIR holds result.tar.xz.part-* (from the GPU run)
+#   tools/train/unpack_gpu_result.sh DIR           # DIR holds result.tar.xz.part-* (gpu_train.sh)
+#   tools/train/unpack_gpu_result.sh DIR v2        # v2-result.tar.xz.part-* (gpu_session.sh --variant)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DIR="${1:?give the folder that holds result.tar.xz.part-*}"
-ls "$DIR"/result.tar.xz.part-* >/dev/null 2>&1 || { echo "unpack_gpu_result.sh: no result.tar.xz.part-* in $DIR" >&2; exit 1; }
+PARTS="${2:+$2-}result.tar.xz.part-"
+ls "$DIR/$PARTS"* >/dev/null 2>&1 || { echo "unpack_gpu_result.sh: no $PARTS* in $DIR" >&2; exit 1; }
 STAGE="$(mktemp -d)"
 trap 'rm -rf "$STAGE"' EXIT
-cat "$DIR"/result.tar.xz.part-* | xz -d | tar -C "$STAGE" -xf -
+cat "$DIR/$PARTS"* | xz -d | tar -C "$STAGE" -xf -
 for m in tiny-mdlm tiny-ar; do
   [ -f "$STAGE/models/$m/model.safetensors" ] || { echo "unpack_gpu_result.sh: $m missing from the result" >&2; exit 1; }
 done
