@@ -11,7 +11,8 @@ Two modes:
   bench (default): times the step that `dlmscope-cli bench --section forward-cuda` times, over the
       same grid: a forward over a batch of canvases (prompt + generation, N positions), the LM head
       on the generated rows, softmax and its max / argmax (confidence and token) copied to the
-      host. Median of --reps steps after --warmup, timed with CUDA events on a GPU (wall clock on
+      host. Median of --reps steps after --warmup (and, before the first point, --warmup-seconds of
+      steps), timed with CUDA events on a GPU (wall clock on
       the CPU). Writes a JSON report to --json, or prints it.
 
   --logits-out FILE: the logits of every position of one canvas (--tokens), for the correctness
@@ -236,6 +237,16 @@ def canvases(cfg, n, prompt_len, batch, seed, device):
 def bench(model, cfg, args, device):
     use_events = device.type == "cuda"
     points = []
+    # Before the first measured point the device runs steps for a while: an idle GPU's clocks, its
+    # lazily loaded kernels and the libraries' first-use choices otherwise land in that point (the
+    # first H200 run measured N = 320, batch 1 slower than N = 576 after two warm-up steps).
+    if args.warmup_seconds > 0:
+        first = canvases(cfg, int_list(args.lengths)[0], args.prompt_len, int_list(args.batch)[0], args.seed, device)
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < args.warmup_seconds:
+            step(model, first, args.prompt_len)
+            if device.type == "cuda":
+                torch.cuda.synchronize()
     for n in int_list(args.lengths):
         if n <= args.prompt_len or n > cfg["max_seq_len"]:
             sys.exit(f"torch_llada_reference: length {n} must exceed the prompt ({args.prompt_len}) "
@@ -277,6 +288,7 @@ def bench(model, cfg, args, device):
         "prompt_len": args.prompt_len,
         "reps": args.reps,
         "warmup": args.warmup,
+        "warmup_seconds": args.warmup_seconds,
         "points": points,
     }
 
@@ -290,15 +302,17 @@ def main():
     ap.add_argument("--prompt-len", type=int, default=64)
     ap.add_argument("--batch", default="1,4", help="batch sizes")
     ap.add_argument("--reps", type=int, default=10)
-    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--warmup", type=int, default=2, help="untimed steps before each point")
+    ap.add_argument("--warmup-seconds", type=float, default=2.0,
+                    help="seconds of untimed steps before the first point (0: none)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--no-fuse", action="store_true", help="separate Q/K/V and gate/up products")
     ap.add_argument("--json", help="also write the bench report here")
     ap.add_argument("--logits-out", help="write the logits of --tokens to this JSON file instead of timing")
     ap.add_argument("--tokens", help="comma-separated canvas for --logits-out")
     args = ap.parse_args()
-    if args.reps < 1 or args.warmup < 0:
-        sys.exit("torch_llada_reference: --reps must be >= 1 and --warmup >= 0")
+    if args.reps < 1 or args.warmup < 0 or args.warmup_seconds < 0:
+        sys.exit("torch_llada_reference: --reps must be >= 1, --warmup and --warmup-seconds >= 0")
 
     device = torch.device(args.device)
     dtype = COMPUTE_DTYPES[args.dtype]
