@@ -48,6 +48,7 @@ struct FlashParams {
     float scale_log2;  // scale · log2(e): the softmax runs in base 2
     bf16* out;
     int out_stride;
+    float* out_f32;  // optional fp32 copy of out
     float* lse;
     float* part_out;  // [splits][m][n_heads][head_dim] when split, else null
     float* part_lse;  // [splits][m][n_heads]
@@ -348,13 +349,20 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const FlashPa
         const float lse = sum > 0.0f ? (row_max[t2] + log2f(sum)) * kLn2 : -INFINITY;
         const std::size_t head_row = static_cast<std::size_t>(i) * p.n_heads + h;
         if (p.splits == 1) {
-            bf16* o = p.out + static_cast<std::size_t>(i) * p.out_stride + static_cast<std::size_t>(h) * p.head_dim;
+            const std::size_t at = static_cast<std::size_t>(i) * p.out_stride + static_cast<std::size_t>(h) * p.head_dim;
+            bf16* o = p.out + at;
+            float* o32 = p.out_f32 ? p.out_f32 + at : nullptr;
 #pragma unroll
             for (int f = 0; f < kDimFrags; ++f) {
                 const int d = f * 8 + (lane % 4) * 2;
                 if (d < p.head_dim) {
-                    o[d] = __float2bfloat16(o_acc[f][2 * t2] * inv);
-                    o[d + 1] = __float2bfloat16(o_acc[f][2 * t2 + 1] * inv);
+                    const float x0 = o_acc[f][2 * t2] * inv, x1 = o_acc[f][2 * t2 + 1] * inv;
+                    o[d] = __float2bfloat16(x0);
+                    o[d + 1] = __float2bfloat16(x1);
+                    if (o32) {
+                        o32[d] = x0;
+                        o32[d + 1] = x1;
+                    }
                 }
             }
             if (p.lse && lane % 4 == 0) p.lse[head_row] = lse;
@@ -379,7 +387,8 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const FlashPa
 __global__ void __launch_bounds__(128) combine_splits_kernel(const float* __restrict__ part_out,
                                                              const float* __restrict__ part_lse, int splits, int m,
                                                              int n_heads, int head_dim, bf16* __restrict__ out,
-                                                             int out_stride, float* __restrict__ lse) {
+                                                             int out_stride, float* __restrict__ out_f32,
+                                                             float* __restrict__ lse) {
     const int pair = blockIdx.x * 4 + threadIdx.x / 32, lane = threadIdx.x % 32;
     if (pair >= m * n_heads) return;
     const int i = pair / n_heads, h = pair % n_heads;
@@ -390,12 +399,14 @@ __global__ void __launch_bounds__(128) combine_splits_kernel(const float* __rest
     float total = 0.0f;
     for (int s = 0; s < splits; ++s) total += expf(part_lse[s * split_rows + pair] - base);
     const float inv = total > 0.0f ? 1.0f / total : 0.0f;
-    bf16* o = out + static_cast<std::size_t>(i) * out_stride + static_cast<std::size_t>(h) * head_dim;
+    const std::size_t at = static_cast<std::size_t>(i) * out_stride + static_cast<std::size_t>(h) * head_dim;
+    bf16* o = out + at;
     for (int d = lane; d < head_dim; d += 32) {
         float acc = 0.0f;
         for (int s = 0; s < splits; ++s)
             acc += expf(part_lse[s * split_rows + pair] - base) * part_out[(s * split_rows + pair) * head_dim + d];
         o[d] = __float2bfloat16(acc * inv);
+        if (out_f32) out_f32[at + d] = acc * inv;
     }
     if (lse && lane == 0) lse[pair] = total > 0.0f ? base + logf(total) : -INFINITY;
 }
@@ -506,6 +517,7 @@ void launch_attention(const AttentionArgs& args, cudaStream_t stream) {
     p.scale_log2 = args.scale * kLog2e;
     p.out = args.out;
     p.out_stride = args.out_stride;
+    p.out_f32 = args.out_f32;
     p.lse = args.lse;
     p.splits = plan.splits;
     p.tiles = plan.tiles;
@@ -525,7 +537,7 @@ void launch_attention(const AttentionArgs& args, cudaStream_t stream) {
         const int pairs = args.m * args.n_heads;
         combine_splits_kernel<<<(pairs + 3) / 4, 128, 0, stream>>>(p.part_out, p.part_lse, plan.splits, args.m,
                                                                    args.n_heads, args.head_dim, args.out,
-                                                                   args.out_stride, args.lse);
+                                                                   args.out_stride, args.out_f32, args.lse);
         check_launch("attention split combine");
     }
 }

@@ -36,6 +36,10 @@ struct AttentionArgs {
     float scale = 0.f;     // 1 / sqrt(head_dim)
     __nv_bfloat16* out = nullptr;  // [m][out_stride]; head h at out + h * head_dim
     int out_stride = 0;
+    // Optional fp32 copy of out (same layout), before its rounding to bf16: COVER's closed-form
+    // correction subtracts most of a seed row's output when its overridden diagonal dominates, and
+    // from the bf16 output that amplifies the rounding past bf16 accuracy.
+    float* out_f32 = nullptr;
     float* lse = nullptr;  // [m][n_heads] natural-log log-sum-exp of the scaled scores, or null
     // Causal models (qwen2): the query row at canvas position p sees columns 0..p only. Columns
     // after the largest row position are never read, so a causal cache need not hold them.

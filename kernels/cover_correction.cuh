@@ -7,7 +7,8 @@
 //   out = (out - alpha·v'_i + exp(s - lse)·v_i) / r,  r = 1 - alpha + exp(s - lse),  lse += log r.
 // Computed in fp32 (the exponentials in a form that cannot overflow; 1 - alpha via expm1), with q
 // rounded to bf16 as launch_attention rounds it. Rows whose position is not overridden are left alone.
-// out is bf16, so when alpha is close to 1 (r small) its rounding is amplified by 1/r.
+// It reads the attention's fp32 output (args.out_f32, required) and writes the bf16 out: from the
+// bf16 output, when alpha is close to 1 (r small) its rounding would come out amplified by 1/r.
 // args.causal and the shadow block fields are not read: they only hide columns, and a seed row's
 // own (diagonal) column is never hidden (a causal row sees itself; a shadow row sees its own
 // shadow column), so the correction is the same under them.
@@ -21,7 +22,7 @@
 namespace dlm::cuda {
 
 // args: the same AttentionArgs the override attention ran with (q, k_cache/v_cache = fresh K/V,
-// k_override/v_override, head layout, out, lse — lse must be non-null).
+// k_override/v_override, head layout, out, out_f32, lse — out_f32 and lse must be non-null).
 // seed_rows: device [n_seed_rows] indices into the m query rows of rows at overridden positions.
 void launch_cover_correction(const AttentionArgs& args, const int32_t* seed_rows, int n_seed_rows,
                              cudaStream_t stream);

@@ -201,6 +201,7 @@ private:
     DeviceBuffer<__nv_bfloat16> h_;  // normed rows, the GEMMs' input [rows][d]
     DeviceBuffer<float> qkv_;        // [rows][q_dim + 2 kv_dim]
     DeviceBuffer<__nv_bfloat16> att_;  // [rows][q_dim]
+    DeviceBuffer<float> att_f32_;      // [rows][q_dim], fp32 attention output for COVER's correction
     DeviceBuffer<float> gate_up_;    // [rows][2 d_ff]
     DeviceBuffer<__nv_bfloat16> act_;  // [rows][d_ff]
     DeviceBuffer<float> head_x_;     // [head rows][d]
@@ -286,6 +287,9 @@ std::vector<ItemRun> CudaBackend::plan(std::span<const ForwardItem> batch) {
     h_.reserve(rows * d, "forward normed rows");
     qkv_.reserve(rows * qkvd, "forward Q|K|V");
     att_.reserve(rows * qd, "forward attention output");
+    const bool any_correction =
+        std::any_of(runs.begin(), runs.end(), [](const ItemRun& it) { return it.correct_diagonal && !it.seeds.empty(); });
+    att_f32_.reserve(any_correction ? rows * qd : 0, "attention output (fp32) for COVER's correction");
     gate_up_.reserve(rows * 2 * ff, "forward gate|up");
     act_.reserve(rows * ff, "forward SwiGLU output");
     head_x_.reserve(head_rows * d, "LM head input");
@@ -422,6 +426,7 @@ void CudaBackend::attend(int l, const ItemRun& it) {
     a.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(c.head_dim)));
     a.out = att_.get() + it.row_offset * qd;
     a.out_stride = static_cast<int>(qd);
+    if (it.correct_diagonal && !it.seeds.empty()) a.out_f32 = att_f32_.get() + it.row_offset * qd;
     a.lse = it.lse ? it.lse + (it.want_lse ? static_cast<std::size_t>(l) * it.m * H : 0) : nullptr;
     a.split_workspace = split_.get();
     a.split_workspace_floats = split_.capacity();

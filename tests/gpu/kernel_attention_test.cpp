@@ -199,14 +199,17 @@ struct DeviceProblem {
     dlm::cuda::DeviceBuffer<uint8_t> overridden;
     dlm::cuda::DeviceBuffer<int32_t> rows;
     dlm::cuda::DeviceBuffer<bf16> out;
+    dlm::cuda::DeviceBuffer<float> out_f32;  // the fp32 copy COVER's correction reads
     dlm::cuda::DeviceBuffer<float> lse;
     dlm::cuda::AttentionArgs args;
 
     DeviceProblem(const Problem& p, bool self_sees_fresh)
         : q(to_device(p.q)), k(to_device(to_bf16(p.k))), v(to_device(to_bf16(p.v))), rows(to_device(p.rows)),
           out(static_cast<std::size_t>(p.s.m) * p.out_stride, "test attention out"),
+          out_f32(static_cast<std::size_t>(p.s.m) * p.out_stride, "test attention fp32 out"),
           lse(static_cast<std::size_t>(p.s.m) * p.s.n_heads, "test attention lse") {
         dlm::cuda::check(cudaMemset(out.get(), 0xff, out.bytes()), "test output fill");
+        dlm::cuda::check(cudaMemset(out_f32.get(), 0xff, out_f32.bytes()), "test fp32 output fill");
         args.q = q.get();
         args.q_stride = p.q_stride;
         args.k_cache = k.get();
@@ -233,9 +236,31 @@ struct DeviceProblem {
         args.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.s.head_dim)));
         args.out = out.get();
         args.out_stride = p.out_stride;
+        args.out_f32 = out_f32.get();
         args.lse = lse.get();
     }
 };
+
+// The fp32 copy holds what the bf16 output was rounded from: each head column rounds to the bf16
+// value bit for bit (unsplit and split paths), and nothing past the heads is written.
+void expect_fp32_copy_matches(const Problem& p, const DeviceProblem& d) {
+    const std::vector<bf16> raw = to_host(d.out, static_cast<std::size_t>(p.s.m) * p.out_stride);
+    const std::vector<float> f32 = to_host(d.out_f32, static_cast<std::size_t>(p.s.m) * p.out_stride);
+    for (std::size_t at = 0; at < raw.size(); ++at) {
+        const int c = static_cast<int>(at % static_cast<std::size_t>(p.out_stride));
+        uint32_t bits = 0;
+        std::memcpy(&bits, &f32[at], sizeof(bits));
+        if (c >= p.q_dim) {
+            ASSERT_EQ(bits, 0xffffffffu) << "fp32 copy written past the heads at " << at;
+            continue;
+        }
+        const bf16 rounded = __float2bfloat16(f32[at]);
+        uint16_t a = 0, b = 0;
+        std::memcpy(&a, &rounded, sizeof(a));
+        std::memcpy(&b, &raw[at], sizeof(b));
+        ASSERT_EQ(a, b) << "fp32 copy " << f32[at] << " does not round to the bf16 output at " << at;
+    }
+}
 
 struct Result {
     std::vector<float> out;  // [m][q_dim], the head columns only
@@ -290,6 +315,7 @@ void expect_lse_close(const std::vector<float>& got, const std::vector<float>& w
 Result run_attention(const Problem& p, bool self_sees_fresh) {
     DeviceProblem d(p, self_sees_fresh);
     dlm::cuda::launch_attention(d.args, nullptr);
+    expect_fp32_copy_matches(p, d);
     return download(p, d);
 }
 
@@ -413,6 +439,7 @@ TEST(GpuAttention, LladaShapeSampledRows) {
 bool expect_attention_matches(const Problem& p, bool self_sees_fresh, const Reference& ref) {
     DeviceProblem unsplit(p, self_sees_fresh);
     dlm::cuda::launch_attention(unsplit.args, nullptr);
+    expect_fp32_copy_matches(p, unsplit);
     const Result got = download(p, unsplit);
     expect_outputs_close(got.out, ref.out, "unsplit output");
     expect_lse_close(got.lse, ref.lse, "unsplit lse");
@@ -424,6 +451,7 @@ bool expect_attention_matches(const Problem& p, bool self_sees_fresh, const Refe
     split.args.split_workspace = workspace.get();
     split.args.split_workspace_floats = floats;
     dlm::cuda::launch_attention(split.args, nullptr);
+    expect_fp32_copy_matches(p, split);
     const Result got_split = download(p, split);
     expect_outputs_close(got_split.out, ref.out, "split output");
     expect_lse_close(got_split.lse, ref.lse, "split lse");
@@ -699,3 +727,32 @@ TEST(GpuAttention, RejectsUnsupportedShapes) {
 }
 
 }  // namespace
+
+// The correction reads the attention's fp32 output: without one it is refused before anything is
+// launched (checked on the host, no GPU needed; the pointers are never dereferenced).
+TEST(CoverCorrectionArgs, RefusedWithoutTheFp32Output) {
+    float host_f[4] = {};
+    bf16 host_b[4] = {};
+    uint8_t host_flags[4] = {};
+    int32_t host_i[4] = {};
+    dlm::cuda::AttentionArgs a;
+    a.q = host_f;
+    a.q_stride = 4;
+    a.k_cache = a.v_cache = a.k_override = a.v_override = host_b;
+    a.overridden = host_flags;
+    a.row_pos = host_i;
+    a.m = 1;
+    a.n = 1;
+    a.n_heads = a.n_kv_heads = 1;
+    a.head_dim = 4;
+    a.scale = 0.5f;
+    a.out = host_b;
+    a.out_stride = 4;
+    a.lse = host_f;
+    try {
+        dlm::cuda::launch_cover_correction(a, host_i, 1, nullptr);
+        FAIL() << "a correction without the fp32 output was accepted";
+    } catch (const dlm::Error& e) {
+        EXPECT_NE(std::string(e.what()).find("fp32 output"), std::string::npos) << e.what();
+    }
+}
