@@ -8,7 +8,9 @@
 The gen length per example is the row's "gen_length" field (the recommended canvas per
 family, see corpus.GEN_LENGTH) unless --gen is given. The answer is the text after the last
 "####" in the decoded response (up to the first <|eot|>), trimmed, compared exactly.
-Examples are batched by prompt length (no padding, so results equal unbatched decoding).
+The MDLM's examples are batched whatever their prompt lengths (right-padded, the padding hidden
+by the attention's key mask, so each row computes what it would alone); the AR guider's are
+batched by prompt length.
 Runs on the exported BF16 weights (upcast to fp32), i.e. exactly the shipped model.
 """
 import argparse
@@ -29,16 +31,24 @@ from golden import load_shipped  # noqa: E402
 
 @torch.no_grad()
 def llada_generate(model, prompts, gen):
-    """prompts: LongTensor [B, P] (all the same length). Returns [B, gen] committed tokens.
-    LLaDA generate() with block_length = gen, steps = gen, temperature 0, low_confidence."""
-    B, P = prompts.shape
-    x = torch.full((B, P + gen), C.MASK, dtype=torch.long, device=prompts.device)
-    x[:, :P] = prompts
+    """prompts: a list of prompt id lists (any lengths). Returns [B, gen] committed tokens.
+    LLaDA generate() with block_length = gen, steps = gen, temperature 0, low_confidence.
+    Canvases of different lengths share a batch right-padded, the padding hidden from every row
+    by the attention's key mask: each row computes what it would alone (its positions unchanged)."""
+    lens = [len(p) for p in prompts]
+    B, T = len(prompts), max(lens) + gen
+    device = next(model.parameters()).device
+    x = torch.full((B, T), C.PAD, dtype=torch.long)
+    for b, p in enumerate(prompts):
+        x[b, :len(p)] = torch.tensor(p, dtype=torch.long)
+        x[b, len(p):len(p) + gen] = C.MASK
+    x = x.to(device)
+    key_mask = (torch.arange(T)[None, :] < torch.tensor(lens)[:, None] + gen).to(device)
     for _ in range(gen):
         mask = x == C.MASK
         if not mask.any():
             break
-        logits = model(x).float()
+        logits = model(x, key_mask if min(lens) != max(lens) else None).float()
         x0 = logits.argmax(-1)
         p = torch.softmax(logits, -1)
         conf = torch.gather(p, -1, x0[..., None])[..., 0]
@@ -47,7 +57,7 @@ def llada_generate(model, prompts, gen):
         rows = torch.arange(B, device=x.device)
         ok = mask[rows, j]
         x[rows[ok], j[ok]] = x0[rows[ok], j[ok]]
-    return x[:, P:]
+    return torch.stack([x[b, n:n + gen] for b, n in enumerate(lens)])
 
 
 @torch.no_grad()
@@ -111,18 +121,22 @@ def score(model, model_type, rows, per_family=0, gen=None, show=0, batch=64, fam
                 sel.append(r)
                 cnt[r["family"]] += 1
         rows = sel
+    # The MDLM's sampler pads canvases of several prompt lengths into one batch; the AR guider's
+    # does not (left padding would move its positions), so its batches share a prompt length.
     groups = collections.defaultdict(list)
     for r in rows:
         g = gen or r.get("gen_length") or corpus.GEN_LENGTH[r["family"]]
         ids = C.encode_prompt(r["prompt"])
-        groups[(g, len(ids))].append((r, ids))
+        groups[(g, 0 if model_type == "llada" else len(ids))].append((r, ids))
     correct, total, shown = collections.Counter(), collections.Counter(), collections.Counter()
     t0 = time.time()
     for (g, plen), items in sorted(groups.items()):
         for i in range(0, len(items), batch):
             chunk = items[i:i + batch]
-            gen_fn = llada_generate if model_type == "llada" else ar_generate
-            out = gen_fn(model, torch.tensor([c[1] for c in chunk], device=device), g)
+            if model_type == "llada":
+                out = llada_generate(model, [c[1] for c in chunk], g)
+            else:
+                out = ar_generate(model, torch.tensor([c[1] for c in chunk], device=device), g)
             for (r, _), o in zip(chunk, out.tolist()):
                 ans, text = extract(o)
                 ok = ans == r["answer"]

@@ -51,12 +51,16 @@ def apply_rope(x, cos, sin):
     return (x * cos + rotate_half(x) * sin).to(dt)
 
 
-def attention(q, k, v, causal):
-    # q [B,H,N,hd], k/v [B,H,N,hd] (kv already repeated for GQA)
+def attention(q, k, v, causal, key_mask=None):
+    # q [B,H,N,hd], k/v [B,H,N,hd] (kv already repeated for GQA); key_mask [B,N] bool, False for
+    # columns no row may see (the padding after a shorter canvas in a batch), or None
     if q.is_cuda:  # fused kernel on the GPU; the CPU keeps the explicit form the goldens were made with
-        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+        m = None if key_mask is None else key_mask[:, None, None, :]
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=causal and m is None)
     hd = q.shape[-1]
     s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hd)
+    if key_mask is not None:
+        s = s.masked_fill(~key_mask[:, None, None, :], float("-inf"))
     if causal:
         n = q.shape[-2]
         m = torch.ones(n, n, dtype=torch.bool, device=q.device).triu(1)
@@ -84,7 +88,7 @@ class LLaDABlock(nn.Module):
         self.up_proj = nn.Linear(d, ff, bias=False)
         self.ff_out = nn.Linear(ff, d, bias=False)
 
-    def forward(self, x, cos, sin):
+    def forward(self, x, cos, sin, key_mask=None):
         B, N, D = x.shape
         hd = D // self.nh
         h = self.attn_norm(x)
@@ -95,7 +99,7 @@ class LLaDABlock(nn.Module):
         if self.nkv != self.nh:  # grouped-query attention: head h reads key/value head h // (nh / nkv)
             k = k.repeat_interleave(self.nh // self.nkv, dim=1)
             v = v.repeat_interleave(self.nh // self.nkv, dim=1)
-        a = attention(q, k, v, causal=False).transpose(1, 2).reshape(B, N, D)
+        a = attention(q, k, v, causal=False, key_mask=key_mask).transpose(1, 2).reshape(B, N, D)
         x = x + self.attn_out(a)
         h = self.ff_norm(x)
         return x + self.ff_out(F.silu(self.ff_proj(h)) * self.up_proj(h))
@@ -134,13 +138,15 @@ class LLaDA(nn.Module):
             else:
                 nn.init.normal_(p, 0, std)
 
-    def hidden(self, ids):
+    def hidden(self, ids, key_mask=None):
+        """key_mask [B, N] bool: False hides a column from every row (canvases of several lengths
+        right-padded into one batch; the positions of the real tokens are unchanged)."""
         t = self.transformer
         x = t.wte(ids)
         hd = self.c["d_model"] // self.c["n_heads"]
         cos, sin = rope_cache(ids.shape[1], hd, self.c["rope_theta"], ids.device)
         for b in t.blocks:
-            x = b(x, cos, sin)
+            x = b(x, cos, sin, key_mask)
         return t.ln_f(x)
 
     def head(self, h):
@@ -148,8 +154,8 @@ class LLaDA(nn.Module):
             return F.linear(h, self.transformer.wte.weight)
         return self.transformer.ff_out(h)
 
-    def forward(self, ids):
-        return self.head(self.hidden(ids))
+    def forward(self, ids, key_mask=None):
+        return self.head(self.hidden(ids, key_mask))
 
 
 # ------------------------------------------------------------------ Qwen2
