@@ -97,7 +97,4 @@ if [ "$size" -gt "$LIMIT_BYTES" ]; then
   echo "pack_for_gpu.sh: the pack is larger than $((LIMIT_BYTES / 1048576)) MiB; the working tree sent to the device must stay under 64 MiB" >&2
   exit 1
 fi
-if ! git -C "$ROOT" check-ignore -q "$PACK/MANIFEST.txt" 2>/dev/null; then
-  echo "warning: .gpupack/ is not ignored; add it once with:  echo /.gpupack/ >> $ROOT/.git/info/exclude" >&2
-fi
 echo "done. On the GPU machine (device tool): carry [\".gpupack\"], command: bash tools/bench/gpu_bench.sh \$OUT"
