@@ -218,8 +218,9 @@ if want profile && [ "$PROFILE" = 1 ] && command -v ncu >/dev/null; then
       "$CLI" bench --section forward-cuda --model "$CKPT" --lengths "$largest" --prompt-len "$PROMPT" --batch 1 \
       --fractions 1 --reps 1 --out -
   }
-  # The own kernels also get the stall reasons and pipe use: why a latency-bound kernel waits.
-  ncu_step -k 'regex:attention|rms|swiglu|rope|kv_cache|embedding|gather|row_stats|bias|cover' --launch-count 40 \
+  # The own kernels of the first two layers (14 launches: each extra section costs replay passes)
+  # also get the stall reasons and pipe use: why a latency-bound kernel waits.
+  ncu_step -k 'regex:attention|rms|swiglu|rope|kv_cache|embedding|gather|row_stats|bias|cover' --launch-count 14 \
     --section WarpStateStats --section SchedulerStats --section ComputeWorkloadAnalysis \
     --section MemoryWorkloadAnalysis \
     >"$OUT/ncu-kernels.csv" 2>"$OUT/ncu.err" || echo "!! ncu (own kernels) did not finish (see ncu.err)"
