@@ -36,7 +36,7 @@ mdlm.load_state_dict(adapt_ar_to_mdlm(sd, ar_cfg, mdlm_cfg), strict=True)
 ids = torch.tensor([C.encode_prompt("What is 345 + 278?") + C.encode_response("345 + 278 = 623\n#### 623")])
 
 bidirectional = M.attention
-M.attention = lambda q, k, v, causal: bidirectional(q, k, v, True)
+M.attention = lambda q, k, v, causal, key_mask=None: bidirectional(q, k, v, True, key_mask)
 with torch.no_grad():
     diff = (ar(ids) - mdlm(ids)).abs().max().item()
 M.attention = bidirectional
