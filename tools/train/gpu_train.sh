@@ -4,7 +4,7 @@
 # most 8 files of at most 16 MB each:
 #
 #   bash tools/train/gpu_train.sh OUT_DIR [--mdlm-minutes 5.5] [--ar-minutes 4.5] [--fresh]
-#                                         [--device cuda] [--batch 256] [--eval-per-family 50]
+#                                         [--device cuda] [--batch 256] [--eval-per-family 150]
 #                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
 #                                         [--mdlm-from-ar] [--mixture FAMILY=W,...]
 #                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
@@ -18,8 +18,9 @@
 #    (tools/train/adapt.py: size "adapted", the guider's shape);
 # 2. exports both (BF16 safetensors, config, tokenizer, golden logits) into a scratch copy of
 #    resources/models/ (also every 1.5 min while training: OUT_DIR/work-dir.txt names the folder);
-# 3. measures greedy accuracy per family on 50 test rows per family with the PyTorch reference
-#    sampler (tools/train/eval_py.py; the C++ engine's eval is run where the models land);
+# 3. measures greedy accuracy per family on the test split and the held-out wordings (up to
+#    --eval-per-family rows each) with the PyTorch reference sampler (tools/train/eval_py.py; the
+#    C++ engine's eval is run where the models land), for the models trained here;
 # 4. writes to OUT_DIR: result.tar.xz split into parts of 15 MB (result.tar.xz.part-aa, -ab, ...)
 #    holding models/tiny-{mdlm,ar}, the loss plots and curves.csv (accuracy per family vs examples
 #    seen), and beside it train-mdlm.log, train-ar.log and eval.txt to read at once.
@@ -33,7 +34,7 @@ MDLM_MIN=5.5
 AR_MIN=4.5
 FRESH=0
 DEVICE=cuda
-EVAL_N=50
+EVAL_N=150  # every test row (150 per family); the held-out split has 50
 # One curve point (test and held-out wordings, PyTorch sampler) costs about as much as 3,000 GPU
 # steps on an H200 (2026-11-26: 44 s for 50 test rows per family): few and small.
 CURVE_EVERY=4000
@@ -129,9 +130,13 @@ fi
 { echo "kind,step,examples_seen,elapsed_s,families..."
   for k in mdlm ar; do [ -f "$WORK/$k/curve.csv" ] && sed "s/^/$k,/" "$WORK/$k/curve.csv"; done; } >"$WORK/result/curves.csv"
 
-for m in tiny-mdlm tiny-ar; do
-  timeout 100 "$PY" "$ROOT/tools/train/eval_py.py" --model "$MODELS/$m" --split "$ROOT/resources/eval/test.jsonl" \
-    --per-family "$EVAL_N" --device "$DEVICE" --batch 256 >"$WORK/eval-$m.txt" 2>&1 || echo "!! eval of $m did not finish" >>"$WORK/eval-$m.txt" &
+# The test split and the held-out wordings, for each model trained here (a kept guider is as shipped).
+for m in tiny-mdlm $([ "$TRAIN_AR" = 1 ] && echo tiny-ar); do
+  for split in test heldout; do
+    timeout 100 "$PY" "$ROOT/tools/train/eval_py.py" --model "$MODELS/$m" --split "$ROOT/resources/eval/$split.jsonl" \
+      --per-family "$EVAL_N" --device "$DEVICE" --batch 256 >"$WORK/eval-$m-$split.txt" 2>&1 ||
+      echo "!! eval of $m on $split did not finish" >>"$WORK/eval-$m-$split.txt" &
+  done
 done
 wait
 cat "$WORK"/eval-*.txt | tee "$OUT/eval.txt"
