@@ -36,7 +36,7 @@ TRAIN_MAX=6
 die() { echo "gpu_session.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     --budget) [[ "${2:-}" =~ ^[0-9]+$ ]] || die "--budget needs whole seconds"; BUDGET="$2"; shift 2 ;;
     --no-train) TRAIN=0; shift ;;
     --no-timings) TIMINGS=0; shift ;;  # tests and parity only, then training gets the time

@@ -55,7 +55,7 @@ PROFILE_TIMEOUT=200
 ALL_STEPS=unpack,tests,parity,checkpoint,forward,torch,decode,profile,summary
 STEPS=$ALL_STEPS
 
-usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
 die() { echo "gpu_bench.sh: $*" >&2; exit 2; }
 need_value() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value (see --help)"; }
 

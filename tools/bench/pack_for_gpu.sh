@@ -24,7 +24,7 @@ ARCHS="${DLM_CUDA_ARCHS:-90}"
 LIMIT_BYTES=$((24 * 1024 * 1024))  # the tarball; the rest of the tree is ~17 MB
 
 case "${1:-}" in
-  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   "") ;;
   *) echo "pack_for_gpu.sh: unexpected argument '$1' (see --help)" >&2; exit 2 ;;
 esac

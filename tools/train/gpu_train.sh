@@ -50,7 +50,7 @@ MDLM_FROM_AR=0
 MIXTURE=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     --mdlm-minutes) MDLM_MIN="$2"; shift 2 ;;
     --ar-minutes) AR_MIN="$2"; shift 2 ;;
     --fresh) FRESH=1; shift ;;
