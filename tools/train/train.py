@@ -505,6 +505,10 @@ def main():
     # The budget is wall time: on a GPU one curve point costs as much as thousands of steps, so a
     # budget of step time alone overran its lease (elapsed resumes from the checkpoint).
     t0, elapsed0 = time.time(), elapsed
+
+    def wall_elapsed():
+        return elapsed0 + (time.time() - t0)
+
     if a.curve_every and step == 0 and not a.bench:
         curve_point()  # where the curve starts: the initial weights' accuracy
     model.train()
@@ -512,7 +516,6 @@ def main():
     bench_t = []
     while step < a.steps:
         ts = time.time()
-        elapsed = elapsed0 + (ts - t0)
         ids, isr = data.batch(step)
         ids, isr = ids.to(dev, non_blocking=True), isr.to(dev, non_blocking=True)
         g = torch.Generator().manual_seed(a.seed * 1_000_003 + step)
@@ -527,7 +530,7 @@ def main():
         step += 1
         tokens += ids.numel()
         dt = time.time() - ts
-        elapsed = elapsed0 + (time.time() - t0)
+        elapsed = wall_elapsed()
         lv = float(loss)
         run_loss = lv if run_loss is None else 0.95 * run_loss + 0.05 * lv
         run_ce = float(ce) if run_ce is None else 0.95 * run_ce + 0.05 * float(ce)
@@ -548,7 +551,7 @@ def main():
                   f"lr {lr_at(step - 1, a, elapsed):.2e} T={ids.shape[1]} {dt:.2f}s/step elapsed {elapsed / 60:.1f}m", flush=True)
         if a.curve_every and step % a.curve_every == 0:
             curve_point()
-        elapsed = elapsed0 + (time.time() - t0)
+        elapsed = wall_elapsed()  # the curve point counts too
         out_of_time = a.minutes and elapsed >= 60 * a.minutes
         if time.time() - last_ck > a.ckpt_min * 60 or step == a.steps or out_of_time:
             checkpoint()
