@@ -142,8 +142,7 @@ for d in "$TRAINED"/v*/; do
     echo "== $v: gpu_train.sh did not pack its result: taking the last exports from $tw"
     if [ -d "$tw/result" ]; then
       for k in mdlm ar; do [ -f "$tw/$k/curve.csv" ] && cp "$tw/$k/curve.csv" "$tw/result/curve-$k.csv"; done
-      tar -C "$tw/result" -cf - . | ${PYTHON:-python3} -c 'import lzma, sys; sys.stdout.buffer.write(lzma.compress(sys.stdin.buffer.read()))' |
-        split -b 15m - "$d/result.tar.xz.part-"
+      bash "$ROOT/tools/train/pack_result.sh" "$tw/result" "$d/result.tar.xz.part-"
     fi
   fi
   [ -f "$d/eval.txt" ] && { echo "### $v"; cat "$d/eval.txt"; } >>"$OUT/eval.txt"

@@ -35,8 +35,8 @@ AR_MIN=4.5
 FRESH=0
 DEVICE=cuda
 EVAL_N=150  # every test row (150 per family); the held-out split has 50
-# One curve point (test and held-out wordings, PyTorch sampler) costs about as much as 3,000 GPU
-# steps on an H200 (2026-11-26: 44 s for 50 test rows per family): few and small.
+# Curve points are few and small: on the first H200 run one (50 rows per family, test and held-out
+# wordings, PyTorch sampler, then one batch per prompt length) cost as much as 3,000 steps.
 CURVE_EVERY=4000
 CURVE_N=20
 DATA_WORKERS=""
@@ -101,8 +101,7 @@ init_mdlm() {
 # The embedded models' mixture and response forms (docs/models.md §4): the multiplication family
 # trains the products of word problems, running_sum their running totals.
 MIXTURE=${MIXTURE:-addition=0.08,addition4=0.08,subtraction=0.08,multiplication=0.1,running_sum=0.14,word_problem=0.3,sorting=0.12,counting=0.08,story=0.02}
-TRAIN_AR=1
-"$PY" -c "import sys; sys.exit(0 if float('$AR_MIN') > 0 else 1)" || TRAIN_AR=0
+TRAIN_AR=$(awk -v m="$AR_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
 FORMS="--word-problem-form lines --sorting-form columns --varied-wording 0.7"
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
 "$PY" "$ROOT/tools/train/train.py" --model mdlm --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
@@ -142,12 +141,6 @@ wait
 cat "$WORK"/eval-*.txt | tee "$OUT/eval.txt"
 cp "$OUT/eval.txt" "$WORK/result/"
 
-# xz where it exists, Python's lzma otherwise.
-if command -v xz >/dev/null; then
-  tar -C "$WORK/result" -cf - . | xz -T0 -6 | split -b 15m - "$OUT/result.tar.xz.part-"
-else
-  "$PY" -c 'import sys, tarfile; t = tarfile.open(fileobj=sys.stdout.buffer, mode="w|xz"); t.add(sys.argv[1], arcname="."); t.close()' \
-    "$WORK/result" | split -b 15m - "$OUT/result.tar.xz.part-"
-fi
+PYTHON="$PY" bash "$ROOT/tools/train/pack_result.sh" "$WORK/result" "$OUT/result.tar.xz.part-"
 ls -la "$OUT"
 exit $status
