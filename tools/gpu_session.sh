@@ -100,7 +100,6 @@ if [ "$TIMINGS" = 1 ]; then
 fi
 
 # 3. training and parity side by side, on what is left.
-parity_pid=""
 bench parity 200 30 &
 parity_pid=$!
 if [ "$TRAIN" = 1 ]; then

@@ -151,6 +151,19 @@ def pipeline_part(args, py, tmp):
         if r.returncode != 2 or "gpu_bench.sh:" not in r.stderr:
             raise SystemExit(f"FAIL: gpu_bench.sh {' '.join(bad)} should be refused with status 2, got "
                              f"{r.returncode}: {r.stderr}")
+    # tools/gpu_session.sh refuses what it cannot run before it starts anything.
+    session = os.path.join(os.path.dirname(bench), "gpu_session.sh")
+    for bad in (["--budget", "x", out], ["--bogus", out], [], ["a", "b"], ["--train-minutes-max", "-1", out],
+                [out] + ["--variant", ""] * 4):
+        r = subprocess.run(["bash", session] + bad, capture_output=True, text=True)
+        if r.returncode != 2 or "gpu_session.sh:" not in r.stderr:
+            raise SystemExit(f"FAIL: gpu_session.sh {' '.join(bad)} should be refused with status 2, got "
+                             f"{r.returncode}: {r.stderr}")
+    if os.path.exists(out):
+        raise SystemExit("FAIL: a refused gpu_session.sh created the output folder")
+    help_text = subprocess.run(["bash", session, "--help"], capture_output=True, text=True).stdout
+    if "--variant" not in help_text or "set -" in help_text:
+        raise SystemExit("FAIL: gpu_session.sh --help should print its whole comment and nothing after it:\n" + help_text)
 
 
 def main():
