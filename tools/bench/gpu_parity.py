@@ -143,16 +143,15 @@ def main():
                 continue
             a_ids, b_ids = cpu["generated_ids"], gpu["generated_ids"]
             same = a_ids == b_ids
-            first = next((i for i, (x, y) in enumerate(zip(a_ids, b_ids)) if x != y), None)
+            # The first differing position; where one is a prefix of the other, the end of the shorter.
+            first = next((i for i, (x, y) in enumerate(zip(a_ids, b_ids)) if x != y), min(len(a_ids), len(b_ids)))
             failures += 0 if same else 1
             where = ""
             if not same:
-                if first is None:  # one is a prefix of the other
-                    first = min(len(a_ids), len(b_ids))
-                    a_ids, b_ids = a_ids + [None], b_ids + [None]
                 parting, tie = describe_parting(a.cli, a.model, strategy, ex)
                 near_ties += tie
-                where = f"ids differ from position {first} ({a_ids[first]} vs {b_ids[first]}); parted at {parting}"
+                at = [ids[first] if first < len(ids) else "end" for ids in (a_ids, b_ids)]
+                where = f"ids differ from position {first} ({at[0]} vs {at[1]}); parted at {parting}"
             text = gpu["text"].replace("\n", " ⏎ ").replace("|", "/")[:80]
             lines.append(f"| {strategy} | {ex['family']} | {ex['gen_length']} | {'yes' if same else '**no**'} | "
                          f"{cpu['steps']} / {gpu['steps']} | {where.replace('|', '/')} | {text} |")
