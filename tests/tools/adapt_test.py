@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""Checks tools/train/adapt.py, the AR-to-MDLM adaptation (train.py --init-from-ar):
-- the adapted LLaDA is the guider, tensor for tensor: run with a causal mask it gives the
-  guider's logits exactly (grouped-query attention, q/k/v biases and the tied head included);
+"""Checks the AR-to-MDLM adaptations (train.py --init-from-ar):
+- tools/train/adapt.py: the adapted LLaDA is the guider, tensor for tensor: run with a causal
+  mask it gives the guider's logits exactly (grouped-query attention, q/k/v biases and the tied
+  head included);
 - a guider whose shape differs from the MDLM config is refused with the reason;
-- train.py refuses --init-from-ar for any MDLM size but "adapted" and for the AR objective.
+- the Dream MDLM (train.py --model dream) loads the guider's tensors as they are, is the guider
+  under a causal mask and not under its own bidirectional one, and its objective scores masked
+  token i from row i - 1 (the LLaDA objective from row i);
+- train.py refuses --init-from-ar for any LLaDA size but "adapted" and for the AR objective.
 
   python3 tests/tools/adapt_test.py --source <checkout>
 
@@ -52,6 +56,41 @@ try:
 except ValueError as e:
     assert "intermediate_size" in str(e), e
 
+# Dream: the guider's own tensors, bidirectional.
+dream = M.Dream(C.dream_config("base"))
+dream.load_state_dict(ar.state_dict(), strict=True)
+M.attention = lambda q, k, v, causal, key_mask=None: bidirectional(q, k, v, True, key_mask)
+with torch.no_grad():
+    assert (ar(ids) - dream(ids)).abs().max().item() == 0.0, "the Dream MDLM is not the guider under a causal mask"
+M.attention = bidirectional
+with torch.no_grad():
+    assert (ar(ids) - dream(ids)).abs().max().item() > 1e-3, "the Dream MDLM is not bidirectional"
+
+# The objective: which rows the head reads, for each head convention.
+import train as T
+prompt = C.encode_prompt("What is 345 + 278?")
+resp = C.encode_response("345 + 278 = 623\n#### 623")
+seq = torch.tensor([prompt + resp] * 4)
+is_resp = torch.zeros_like(seq, dtype=torch.bool)
+is_resp[:, len(prompt):] = True
+for model, shifted in ((dream, True), (mdlm, False)):
+    seen = {}
+    hidden, head = model.hidden, model.head
+    model.hidden = lambda x, key_mask=None: seen.setdefault("h", (x, hidden(x, key_mask)))[1]
+
+    def head_spy(h, head=head):
+        seen["head_in"] = h
+        return head(h)
+    model.head = head_spy
+    T.mdlm_loss(model, seq, is_resp, torch.Generator().manual_seed(3))
+    model.hidden, model.head = hidden, head
+    noisy, h = seen["h"]
+    masked = noisy == C.MASK
+    assert int(masked.sum()) > 0 and not bool(masked[:, :len(prompt)].any())
+    want = h[:, :-1][masked[:, 1:]] if shifted else h[masked]
+    assert torch.equal(seen["head_in"], want), f"{type(model).__name__}: the head reads the wrong rows"
+print("dream: the guider's tensors, shifted objective: ok")
+
 train = os.path.join(sys.argv[1], "train.py")
 for args in (["--model", "mdlm", "--size", "compact"], ["--model", "ar", "--size", "adapted"]):
     r = subprocess.run([sys.executable, train, *args, "--init-from-ar", "x", "--bench", "1"],
@@ -60,4 +99,4 @@ for args in (["--model", "mdlm", "--size", "compact"], ["--model", "ar", "--size
 print("ok")
 '''
 
-run_training_check(CHECK, "the AR-to-MDLM adaptation does not start the MDLM as the guider")
+run_training_check(CHECK, "an AR-to-MDLM adaptation does not start as the guider, or its objective reads the wrong rows")

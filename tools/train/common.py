@@ -140,6 +140,14 @@ def ar_config(size="base"):
     }
 
 
+def dream_config(size="base"):
+    """A Dream-family MDLM of the guider's shape (ar_config(size)): the same network and tensor
+    names, read bidirectionally with shifted logits; Dream's published config names the family."""
+    c = ar_config(size)
+    c.update({"architectures": ["DreamModel"], "model_type": "Dream", "use_cache": False})
+    return c
+
+
 # ------------------------------------------------------------ safetensors
 _DT = {torch.bfloat16: "BF16", torch.float16: "F16", torch.float32: "F32"}
 _DT_INV = {v: k for k, v in _DT.items()}

@@ -29,12 +29,16 @@ import corpus  # noqa: E402
 from golden import load_shipped  # noqa: E402
 
 
+DIFFUSION_TYPES = ("llada", "Dream")  # config model_type of the MDLMs (the rest: the causal guider)
+
+
 @torch.no_grad()
 def llada_generate(model, prompts, gen):
     """prompts: a list of prompt id lists (any lengths). Returns [B, gen] committed tokens.
     LLaDA generate() with block_length = gen, steps = gen, temperature 0, low_confidence.
     Canvases of different lengths share a batch right-padded, the padding hidden from every row
-    by the attention's key mask: each row computes what it would alone (its positions unchanged)."""
+    by the attention's key mask: each row computes what it would alone (its positions unchanged).
+    A shifted-logit MDLM (Dream) reads masked token i from row i - 1, as the engine does."""
     lens = [len(p) for p in prompts]
     B, T = len(prompts), max(lens) + gen
     device = next(model.parameters()).device
@@ -49,6 +53,8 @@ def llada_generate(model, prompts, gen):
         if not mask.any():
             break
         logits = model(x, key_mask if min(lens) != max(lens) else None).float()
+        if getattr(model, "shifted_logits", False):
+            logits = torch.cat([logits[:, :1], logits[:, :-1]], 1)
         x0 = logits.argmax(-1)
         p = torch.softmax(logits, -1)
         conf = torch.gather(p, -1, x0[..., None])[..., 0]
@@ -106,7 +112,7 @@ def val_rows(per_family, seed=2024, families=None, split="val"):
 
 def accuracy_by_family(model, kind, per_family=50, device="cpu", families=None, split="val"):
     """Greedy accuracy per family of a model being trained, on val_rows(per_family, split=split)."""
-    res, _ = score(model, "llada" if kind == "mdlm" else "qwen2",
+    res, _ = score(model, {"mdlm": "llada", "dream": "Dream"}.get(kind, "qwen2"),
                    val_rows(per_family, families=families, split=split), batch=256, device=device)
     return {f: v["acc"] for f, v in res.items()}
 
@@ -127,13 +133,14 @@ def score(model, model_type, rows, per_family=0, gen=None, show=0, batch=64, fam
     for r in rows:
         g = gen or r.get("gen_length") or corpus.GEN_LENGTH[r["family"]]
         ids = C.encode_prompt(r["prompt"])
-        groups[(g, 0 if model_type == "llada" else len(ids))].append((r, ids))
+        diffusion = model_type in DIFFUSION_TYPES
+        groups[(g, 0 if diffusion else len(ids))].append((r, ids))
     correct, total, shown = collections.Counter(), collections.Counter(), collections.Counter()
     t0 = time.time()
     for (g, plen), items in sorted(groups.items()):
         for i in range(0, len(items), batch):
             chunk = items[i:i + batch]
-            if model_type == "llada":
+            if diffusion:
                 out = llada_generate(model, [c[1] for c in chunk], g)
             else:
                 out = ar_generate(model, torch.tensor([c[1] for c in chunk], device=device), g)

@@ -4,8 +4,9 @@
   /usr/bin/python3 tools/train/export.py --ckpt build-train/mdlm-base/ckpt.pt --out resources/models/tiny-mdlm
   /usr/bin/python3 tools/train/export.py --ckpt build-train/ar-base/ckpt.pt   --out resources/models/tiny-ar
 
-Writes model.safetensors (LLaDA / Qwen2 tensor names), config.json, tokenizer.model,
-tokenizer_config.json, special_tokens_map.json, training.json (provenance).
+Writes model.safetensors (LLaDA / Qwen2 tensor names; a Dream MDLM has the Qwen2 ones), config.json,
+tokenizer.model, tokenizer_config.json, special_tokens_map.json, training.json (provenance) and, for
+a Dream MDLM, generation_config.json (its sampler's defaults).
 Then regenerates golden.json (tools/train/golden.py) from the exported weights.
 """
 import argparse
@@ -38,7 +39,7 @@ def tensors_for(kind, sd, cfg):
         assert set(order) == set(sd.keys()), set(order) ^ set(sd.keys())
         for k in order:
             out["model." + k] = sd[k].to(DTYPE)
-    else:
+    else:  # the guider, or a Dream MDLM of its shape: the same tensors
         order = ["model.embed_tokens.weight"]
         for n in range(cfg["num_hidden_layers"]):
             p = f"model.layers.{n}."
@@ -97,6 +98,14 @@ def export(ckpt, out, golden=True):
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)
     tokenizer_files(out, kind)
+    if kind == "dream":
+        # Dream's published generation config fields. Its default alg ("origin") unmasks positions in
+        # random order; this model was trained for confidence order, Dream's "maskgit_plus" (the
+        # top probability, as LLaDA's low-confidence remasking). No "steps": one per position.
+        with open(os.path.join(out, "generation_config.json"), "w") as f:
+            json.dump({"alg": "maskgit_plus", "alg_temp": 0.0, "temperature": 0.0, "eps": 0.001,
+                       "bos_token_id": C.BOS, "eos_token_id": C.EOS, "pad_token_id": C.PAD,
+                       "mask_token_id": C.MASK}, f, indent=2)
     prov = {"step": s["step"], "train_minutes": round(s["elapsed"] / 60, 1), "tokens_seen": s.get("tokens", 0),
             "args": s["args"], "hardware": s["hardware"], "params": sum(v.numel() for v in s["model"].values()),
             "storage_dtype": "BF16"}

@@ -5,10 +5,11 @@
   /usr/bin/python3 tools/train/golden.py resources/models/tiny-mdlm [resources/models/tiny-ar ...]
 
 Writes <folder>/golden.json:
-  {"model": ..., "family": "llada"|"qwen2", "note": ...,
+  {"model": ..., "family": "llada"|"Dream"|"qwen2", "note": ...,
    "cases": [{"name": ..., "ids": [...], "rows": [r0, r1, r2, r3], "logits": [[V floats], ...]}]}
 logits[j] is row rows[j] of a plain full forward over `ids` (bidirectional for llada with
-row i = distribution of token i; causal for qwen2 with row i = distribution of token i+1).
+row i = distribution of token i; bidirectional for Dream and causal for qwen2, both with row i =
+distribution of token i+1).
 """
 import json
 import os
@@ -18,7 +19,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common as C  # noqa: E402
-from model import LLaDA, Qwen2  # noqa: E402
+from model import Dream, LLaDA, Qwen2  # noqa: E402
 
 
 def load_shipped(folder):
@@ -28,7 +29,7 @@ def load_shipped(folder):
         m = LLaDA(cfg)
         sd = {k[len("model."):]: v.float() for k, v in ts.items()}
     else:
-        m = Qwen2(cfg)
+        m = Dream(cfg) if cfg["model_type"] == "Dream" else Qwen2(cfg)
         sd = {k: v.float() for k, v in ts.items()}
     m.load_state_dict(sd, strict=True)
     m.eval()
@@ -69,7 +70,8 @@ def write_golden(folder):
                         "logits": [[round(float(v), 6) for v in logits[r]] for r in rows]})
     doc = {"model": os.path.basename(os.path.abspath(folder)), "family": fam,
            "note": "fp32 PyTorch forward from the BF16 weights in model.safetensors upcast to fp32; "
-                   + ("bidirectional attention, row i = token i" if fam == "llada" else "causal attention, row i predicts token i+1"),
+                   + {"llada": "bidirectional attention, row i = token i",
+                      "Dream": "bidirectional attention, row i predicts token i+1"}.get(fam, "causal attention, row i predicts token i+1"),
            "vocab_size": cfg.get("vocab_size"), "cases": res}
     with open(os.path.join(folder, "golden.json"), "w") as f:
         json.dump(doc, f, separators=(",", ":"))

@@ -6,7 +6,7 @@
 #   bash tools/train/gpu_train.sh OUT_DIR [--mdlm-minutes 5.5] [--ar-minutes 4.5] [--fresh]
 #                                         [--device cuda] [--batch 256] [--eval-per-family 150]
 #                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
-#                                         [--mdlm-from-ar] [--mixture FAMILY=W,...]
+#                                         [--mdlm-from-ar | --mdlm-dream] [--mixture FAMILY=W,...]
 #                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
@@ -15,14 +15,17 @@
 #    each on a wall-time budget (curve points and checkpoints count) with a cosine schedule fitted
 #    to it; --ar-minutes 0 keeps the shipped guider and trains the MDLM alone; --fresh starts from random
 #    weights instead; --mdlm-from-ar starts the MDLM from the shipped guider's weights instead
-#    (tools/train/adapt.py: size "adapted", the guider's shape);
+#    (tools/train/adapt.py: size "adapted", the guider's shape); --mdlm-dream trains the Dream-family
+#    MDLM tiny-dream instead of tiny-mdlm (the guider's network read bidirectionally, shifted
+#    logits: it continues the shipped tiny-dream, or starts from the guider's weights where none is
+#    shipped or with --fresh);
 # 2. exports both (BF16 safetensors, config, tokenizer, golden logits) into a scratch copy of
 #    resources/models/ (also every 1.5 min while training: OUT_DIR/work-dir.txt names the folder);
 # 3. measures greedy accuracy per family on the test split and the held-out wordings (up to
 #    --eval-per-family rows each) with the PyTorch reference sampler (tools/train/eval_py.py; the
 #    C++ engine's eval is run where the models land), for the models trained here;
 # 4. writes to OUT_DIR: result.tar.xz split into parts of 15 MB (result.tar.xz.part-aa, -ab, ...)
-#    holding models/tiny-{mdlm,ar}, the loss plots and curves.csv (accuracy per family vs examples
+#    holding models/tiny-{mdlm,ar} (and tiny-dream), the loss plots and curves.csv (accuracy per family vs examples
 #    seen), and beside it train-mdlm.log, train-ar.log and eval.txt to read at once.
 #
 # Where the files come back:  tools/train/unpack_gpu_result.sh DIR  puts the models and plots in place.
@@ -47,6 +50,7 @@ MDLM_LR=1e-3
 # prompt. A CPU pilot (docs/models.md) grew the model's use of the prompt faster than uniform t.
 MDLM_T_POWER=0.5
 MDLM_FROM_AR=0
+MDLM_KIND=mdlm   # mdlm: tiny-mdlm (LLaDA family); dream: tiny-dream (Dream family)
 MIXTURE=""
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -64,6 +68,7 @@ while [ $# -gt 0 ]; do
     --mdlm-lr) MDLM_LR="$2"; shift 2 ;;
     --mdlm-t-power) MDLM_T_POWER="$2"; shift 2 ;;  # 1: LLaDA's uniform mask rate
     --mdlm-from-ar) MDLM_FROM_AR=1; shift ;;
+    --mdlm-dream) MDLM_KIND=dream; shift ;;
     --mixture) MIXTURE="$2"; shift 2 ;;  # train.py --family-weights of both models
     -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) OUT="$1"; shift ;;
@@ -86,7 +91,19 @@ cp -r "$ROOT/resources/models/tiny-mdlm" "$ROOT/resources/models/tiny-ar" "$MODE
 CORES=$(nproc)
 init() { [ "$FRESH" = 1 ] || echo "--init-from-shipped $MODELS/$1"; }
 SHIPPED_MDLM_SIZE=$("$PY" -c "import json, sys; sys.path.insert(0, '$ROOT/tools/train'); import common as C; print(C.mdlm_size_of(json.load(open('$ROOT/resources/models/tiny-mdlm/config.json'))))")
-if [ "$MDLM_FROM_AR" = 1 ]; then
+MDLM_NAME=tiny-mdlm
+if [ "$MDLM_KIND" = dream ]; then
+  [ -z "$MDLM_SIZE" ] && [ "$MDLM_FROM_AR" = 0 ] ||
+    { echo "gpu_train.sh: --mdlm-dream has the guider's shape (no --mdlm-size, no --mdlm-from-ar)" >&2; exit 2; }
+  MDLM_NAME=tiny-dream
+  MDLM_SIZE=base
+  cp -r "$MODELS/tiny-ar" "$WORK/guider-start"
+  if [ "$FRESH" = 0 ] && [ -f "$ROOT/resources/models/tiny-dream/model.safetensors" ]; then
+    cp -r "$ROOT/resources/models/tiny-dream" "$MODELS/"
+  else
+    FRESH=1  # no shipped tiny-dream to continue: start from the guider
+  fi
+elif [ "$MDLM_FROM_AR" = 1 ]; then
   [ -z "$MDLM_SIZE" ] || [ "$MDLM_SIZE" = adapted ] || { echo "gpu_train.sh: --mdlm-from-ar trains size 'adapted'" >&2; exit 2; }
   MDLM_SIZE=adapted
   # The guider as shipped, copied aside: the AR run below exports over $MODELS/tiny-ar.
@@ -94,7 +111,9 @@ if [ "$MDLM_FROM_AR" = 1 ]; then
 fi
 [ -n "$MDLM_SIZE" ] || MDLM_SIZE="$SHIPPED_MDLM_SIZE"
 init_mdlm() {
-  if [ "$MDLM_FROM_AR" = 1 ]; then echo "--init-from-ar $WORK/guider-start"
+  if [ "$MDLM_KIND" = dream ]; then
+    if [ "$FRESH" = 1 ]; then echo "--init-from-ar $WORK/guider-start"; else init tiny-dream; fi
+  elif [ "$MDLM_FROM_AR" = 1 ]; then echo "--init-from-ar $WORK/guider-start"
   elif [ "$MDLM_SIZE" = "$SHIPPED_MDLM_SIZE" ]; then init tiny-mdlm; fi
 }
 
@@ -104,11 +123,11 @@ MIXTURE=${MIXTURE:-addition=0.08,addition4=0.08,subtraction=0.08,multiplication=
 TRAIN_AR=$(awk -v m="$AR_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
 FORMS="--word-problem-form lines --sorting-form columns --varied-wording 0.7"
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
-"$PY" "$ROOT/tools/train/train.py" --model mdlm --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
+"$PY" "$ROOT/tools/train/train.py" --model "$MDLM_KIND" --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
   --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
   --suffix-mask 0.7 --family-weights "$MIXTURE" $FORMS \
   --data-workers "${DATA_WORKERS:-$(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 ))}" --threads 2 --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" \
-  --ckpt-min 1.5 --work "$WORK/mdlm" --out "$MODELS/tiny-mdlm" --plot "$PLOTS/loss-tiny-mdlm.png" \
+  --ckpt-min 1.5 --work "$WORK/mdlm" --out "$MODELS/$MDLM_NAME" --plot "$PLOTS/loss-$MDLM_NAME.png" \
   >"$OUT/train-mdlm.log" 2>&1 &
 mdlm=$!
 ar=""
@@ -130,7 +149,7 @@ fi
   for k in mdlm ar; do [ -f "$WORK/$k/curve.csv" ] && sed "s/^/$k,/" "$WORK/$k/curve.csv"; done; } >"$WORK/result/curves.csv"
 
 # The test split and the held-out wordings, for each model trained here (a kept guider is as shipped).
-for m in tiny-mdlm $([ "$TRAIN_AR" = 1 ] && echo tiny-ar); do
+for m in $MDLM_NAME $([ "$TRAIN_AR" = 1 ] && echo tiny-ar); do
   for split in test heldout; do
     timeout 100 "$PY" "$ROOT/tools/train/eval_py.py" --model "$MODELS/$m" --split "$ROOT/resources/eval/$split.jsonl" \
       --per-family "$EVAL_N" --device "$DEVICE" --batch 256 >"$WORK/eval-$m-$split.txt" 2>&1 ||

@@ -8,6 +8,9 @@ published descriptions (LLaDA and Qwen2).
   biases and a tied head, the shape of an MDLM adapted from the Qwen2 guider.
 * Qwen2 (family "qwen2"): causal, GQA, q/k/v bias, o_proj no bias, SwiGLU
   (down(silu(gate(h)) * up(h))), RMSNorm eps 1e-6, tied embeddings. Row i predicts i+1.
+* Dream (family "Dream", "Dream 7B: Diffusion Large Language Models", arXiv 2508.15487): the
+  Qwen2 network with bidirectional attention, an MDLM whose head keeps the AR shift (row i - 1
+  predicts masked token i), so the guider's weights start it unchanged.
 
 Parameter names of the nn.Modules are chosen so that state_dict() keys equal the
 HF checkpoint tensor names (with the "model." prefix added by export).
@@ -118,6 +121,7 @@ class LLaDATransformer(nn.Module):
 class LLaDA(nn.Module):
     """state_dict keys: transformer.wte.weight, transformer.blocks.N.q_proj.weight, ..."""
     causal = False
+    shifted_logits = False
 
     def __init__(self, c):
         super().__init__()
@@ -170,7 +174,7 @@ class Qwen2Attn(nn.Module):
         self.v_proj = nn.Linear(d, self.nkv * self.hd, bias=True)
         self.o_proj = nn.Linear(self.nh * self.hd, d, bias=False)
 
-    def forward(self, h, cos, sin):
+    def forward(self, h, cos, sin, causal=True, key_mask=None):
         B, N, _ = h.shape
         q = self.q_proj(h).view(B, N, self.nh, self.hd).transpose(1, 2)
         k = self.k_proj(h).view(B, N, self.nkv, self.hd).transpose(1, 2)
@@ -179,7 +183,7 @@ class Qwen2Attn(nn.Module):
         rep = self.nh // self.nkv
         k = k.repeat_interleave(rep, dim=1)
         v = v.repeat_interleave(rep, dim=1)
-        a = attention(q, k, v, causal=True).transpose(1, 2).reshape(B, N, self.nh * self.hd)
+        a = attention(q, k, v, causal, key_mask).transpose(1, 2).reshape(B, N, self.nh * self.hd)
         return self.o_proj(a)
 
 
@@ -203,8 +207,8 @@ class Qwen2Layer(nn.Module):
         self.post_attention_layernorm = RMSNorm(c["hidden_size"], c["rms_norm_eps"])
         self.mlp = Qwen2MLP(c)
 
-    def forward(self, x, cos, sin):
-        x = x + self.self_attn(self.input_layernorm(x), cos, sin)
+    def forward(self, x, cos, sin, causal=True, key_mask=None):
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin, causal, key_mask)
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
@@ -219,6 +223,7 @@ class Qwen2Inner(nn.Module):
 class Qwen2(nn.Module):
     """state_dict keys: model.embed_tokens.weight, model.layers.N...., model.norm.weight (tied head)."""
     causal = True
+    shifted_logits = True  # as an AR: row i predicts token i + 1
 
     def __init__(self, c):
         super().__init__()
@@ -236,20 +241,28 @@ class Qwen2(nn.Module):
             else:
                 nn.init.normal_(p, 0, std)
 
-    def hidden(self, ids):
+    def hidden(self, ids, key_mask=None):
+        """key_mask [B, N] bool, as LLaDA.hidden's (bidirectional Dream only)."""
         m = self.model
         x = m.embed_tokens(ids)
         hd = self.c["hidden_size"] // self.c["num_attention_heads"]
         cos, sin = rope_cache(ids.shape[1], hd, self.c["rope_theta"], ids.device)
         for l in m.layers:
-            x = l(x, cos, sin)
+            x = l(x, cos, sin, self.causal, key_mask)
         return m.norm(x)
 
     def head(self, h):
         return F.linear(h, self.model.embed_tokens.weight)
 
-    def forward(self, ids):
-        return self.head(self.hidden(ids))
+    def forward(self, ids, key_mask=None):
+        return self.head(self.hidden(ids, key_mask))
+
+
+class Dream(Qwen2):
+    """The Qwen2 network read bidirectionally: Dream's MDLM. Same tensors and names, so the
+    guider's exported weights load unchanged (AR-to-diffusion adaptation, as Dream 7B starts
+    from Qwen2.5 7B). Row i - 1 predicts token i (shifted logits)."""
+    causal = False
 
 
 def count_params(m):

@@ -29,7 +29,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common as C  # noqa: E402
 import corpus  # noqa: E402
-from model import LLaDA, Qwen2, count_params  # noqa: E402
+from model import Dream, LLaDA, Qwen2, count_params  # noqa: E402
 
 EPS = 1e-3  # LLaDA: p_mask = (1 - eps) t + eps
 
@@ -38,6 +38,9 @@ def build_model(kind, size):
     if kind == "mdlm":
         cfg = C.mdlm_config(size)
         return LLaDA(cfg), cfg
+    if kind == "dream":
+        cfg = C.dream_config(size)
+        return Dream(cfg), cfg
     cfg = C.ar_config(size)
     return Qwen2(cfg), cfg
 
@@ -171,7 +174,10 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     line's operands are written, the question now disagrees with them, and only the line gives
     the result. No copy of the question is a target in such a sequence (every copy of a question's
     number comes before the last line's '=': the operands of an arithmetic line, a word problem's
-    items, a running sum's terms), so copying is never taught wrong."""
+    items, a running sum's terms), so copying is never taught wrong.
+
+    A shifted-logit model (Dream) is scored as it decodes: masked token i from row i - 1 (the
+    prompt is never masked, so row 0 is never a target)."""
     B, T = ids.shape
     # The masks are drawn on the CPU (the same on every device) and move to the batch's device
     # once, after they are made.
@@ -212,7 +218,10 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
         random_digits = digit_ids()[torch.randint(0, 10, (B, T), generator=gen)]
         noisy = torch.where(noise.to(ids.device), random_digits.to(ids.device), noisy)
     h = model.hidden(noisy)
-    logits = model.head(h[masked])
+    if getattr(model, "shifted_logits", False):  # same order as ids[masked]: column 0 is never masked
+        logits = model.head(h[:, :-1][masked[:, 1:]])
+    else:
+        logits = model.head(h[masked])
     ce = F.cross_entropy(logits.float(), ids[masked], reduction="none")
     resp_len = is_resp.sum(1).clamp(min=1).float()
     w = (1.0 / pm[:, None] / resp_len[:, None]).expand(B, T).clone()
@@ -298,7 +307,9 @@ def plot(csv_path, png_path, title):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--model", choices=["mdlm", "ar"], required=True)
+    ap.add_argument("--model", choices=["mdlm", "dream", "ar"], required=True,
+                    help="mdlm: LLaDA-family MDLM; dream: Dream-family MDLM (the guider's network, bidirectional, "
+                    "shifted logits); ar: the causal guider")
     ap.add_argument("--size", default="small")
     ap.add_argument("--out", help="shipped model folder to export to at each checkpoint")
     ap.add_argument("--work", help="checkpoint dir (default build-train/<model>-<size>)")
@@ -323,8 +334,9 @@ def main():
                     help="start from an exported model folder (e.g. resources/models/tiny-mdlm) with a fresh "
                     "optimizer when no checkpoint exists yet: continues the shipped weights")
     ap.add_argument("--init-from-ar", default=None, metavar="DIR",
-                    help="MDLM only, --size adapted: start from the causal guider's exported weights "
-                    "(e.g. resources/models/tiny-ar; tools/train/adapt.py) when no checkpoint exists yet")
+                    help="start an MDLM from the causal guider's exported weights (e.g. resources/models/tiny-ar) when "
+                    "no checkpoint exists yet: --model dream (every tensor as it is) or --model mdlm --size adapted "
+                    "(tools/train/adapt.py)")
     ap.add_argument("--device", default="cpu", help="cpu or cuda (bf16 autocast on cuda)")
     ap.add_argument("--data-workers", type=int, default=0, help="processes that make batches ahead (0: inline)")
     ap.add_argument("--minutes", type=float, default=0.0,
@@ -366,11 +378,13 @@ def main():
                     help="how a sorted list is written (corpus.SORTING_FORM)")
     a = ap.parse_args()
     # Both act on suffix-masked MDLM sequences only: refuse them where they would do nothing.
-    if (a.prompt_digit_mask or a.prompt_digit_noise) and (a.model != "mdlm" or a.suffix_mask <= 0):
+    diffusion = a.model in ("mdlm", "dream")
+    if (a.prompt_digit_mask or a.prompt_digit_noise) and (not diffusion or a.suffix_mask <= 0):
         ap.error("--prompt-digit-mask and --prompt-digit-noise apply to suffix-masked sequences: "
-                 "use them with --model mdlm and --suffix-mask > 0")
-    if a.init_from_ar and (a.model != "mdlm" or a.size != "adapted"):
-        ap.error("--init-from-ar starts an MDLM of the guider's shape: use it with --model mdlm --size adapted")
+                 "use them with --model mdlm or dream and --suffix-mask > 0")
+    if a.init_from_ar and not (a.model == "dream" or (a.model == "mdlm" and a.size == "adapted")):
+        ap.error("--init-from-ar starts an MDLM of the guider's shape: use it with --model dream or "
+                 "--model mdlm --size adapted")
     if a.schedule == "wsd" and a.anneal_start is not None:
         a.steps = min(a.steps, a.anneal_start + a.anneal_steps)
     corpus.VARIED_WORDING = a.varied_wording
@@ -384,7 +398,7 @@ def main():
     random.seed(a.seed)
     work = a.work or os.path.join(C.WORK, f"{a.model}-{a.size}")
     os.makedirs(work, exist_ok=True)
-    name = "tiny-mdlm" if a.model == "mdlm" else "tiny-ar"
+    name = {"mdlm": "tiny-mdlm", "dream": "tiny-dream", "ar": "tiny-ar"}[a.model]
     png = a.plot or os.path.join(C.ROOT, "docs", "img", f"loss-{name}.png")
 
     dev = torch.device(a.device)
@@ -396,7 +410,7 @@ def main():
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": a.wd},
                              {"params": nodecay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
-    lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask, a.prompt_digit_noise)) if a.model == "mdlm" else ar_loss
+    lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask, a.prompt_digit_noise)) if diffusion else ar_loss
     weights = None
     if a.family_weights:
         weights = {}
@@ -431,6 +445,13 @@ def main():
         if os.path.exists(prov):  # the shipped model's own history carries over
             a.shipped_history = json.load(open(prov))
         print(f"initialised from the shipped weights in {a.init_from_shipped}", flush=True)
+    elif a.init_from_ar and a.model == "dream":
+        from grow import load_shipped
+        model.load_state_dict(load_shipped(a.init_from_ar, "ar"))  # the same network: nothing to map
+        prov = os.path.join(a.init_from_ar, "training.json")
+        if os.path.exists(prov):
+            a.shipped_history = {"adapted_from_ar": json.load(open(prov))}
+        print(f"initialised from the guider's weights in {a.init_from_ar} (Dream-style adaptation)", flush=True)
     elif a.init_from_ar:
         from adapt import load_ar_as_mdlm
         model.load_state_dict(load_ar_as_mdlm(a.init_from_ar, cfg))
@@ -465,7 +486,7 @@ def main():
         with torch.no_grad(), autocast():
             for ids, isr in vb:
                 # The plain objective (uniform t), so validation losses compare across --t-power.
-                tot += float((mdlm_loss if a.model == "mdlm" else ar_loss)(model, ids.to(dev), isr.to(dev), g)[0])
+                tot += float((mdlm_loss if diffusion else ar_loss)(model, ids.to(dev), isr.to(dev), g)[0])
         model.train()
         return tot / len(vb)
 

@@ -17,8 +17,13 @@ for m in tiny-mdlm tiny-ar; do
 done
 rm -rf "$ROOT/resources/models/tiny-mdlm" "$ROOT/resources/models/tiny-ar"
 cp -r "$STAGE/models/tiny-mdlm" "$STAGE/models/tiny-ar" "$ROOT/resources/models/"
+if [ -d "$STAGE/models/tiny-dream" ]; then  # gpu_train.sh --mdlm-dream
+  rm -rf "$ROOT/resources/models/tiny-dream"
+  cp -r "$STAGE/models/tiny-dream" "$ROOT/resources/models/"
+fi
 mkdir -p "$ROOT/docs/img" "$ROOT/build-train/gpu-result"
 cp "$STAGE"/img/*.png "$ROOT/docs/img/" 2>/dev/null || true
 cp "$STAGE"/curves.csv "$STAGE"/eval.txt "$ROOT/build-train/gpu-result/" 2>/dev/null || true
 echo "models in resources/models/; now check them through the engine:"
 echo "  build/tools/cli/dlmscope-cli eval --model resources/models/tiny-mdlm --split test"
+[ ! -d "$STAGE/models/tiny-dream" ] || echo "  build/tools/cli/dlmscope-cli eval --model resources/models/tiny-dream --split test --set sampler=llada"
