@@ -66,5 +66,8 @@ TEST(EmbeddedModelParity, TinyMdlmMatchesPyTorchGoldenLogits) { check_golden("ti
 
 TEST(EmbeddedModelParity, TinyArMatchesPyTorchGoldenLogits) { check_golden("tiny-ar", Family::Qwen2); }
 
+// The Dream-family MDLM adapted from the guider: bidirectional over the guider's tensors.
+TEST(EmbeddedModelParity, TinyDreamMatchesPyTorchGoldenLogits) { check_golden("tiny-dream", Family::Dream); }
+
 }  // namespace
 }  // namespace dlm
