@@ -6,7 +6,7 @@
 - a guider whose shape differs from the MDLM config is refused with the reason;
 - the Dream MDLM (train.py --model dream) loads the guider's tensors as they are, is the guider
   under a causal mask and not under its own bidirectional one, and its objective scores masked
-  token i from row i - 1 (the LLaDA objective from row i);
+  token i from row i - 1 (the LLaDA objective from row i), as eval_py's sampler reads it;
 - train.py refuses --init-from-ar for any LLaDA size but "adapted" and for the AR objective.
 
   python3 tests/tools/adapt_test.py --source <checkout>
@@ -89,6 +89,16 @@ for model, shifted in ((dream, True), (mdlm, False)):
     assert int(masked.sum()) > 0 and not bool(masked[:, :len(prompt)].any())
     want = h[:, :-1][masked[:, 1:]] if shifted else h[masked]
     assert torch.equal(seen["head_in"], want), f"{type(model).__name__}: the head reads the wrong rows"
+# The PyTorch sampler reads a Dream's shift too: under a causal mask the Dream model is the
+# guider, so with one position to fill it commits the guider's greedy next token (row p - 1).
+import eval_py
+M.attention = lambda q, k, v, causal, key_mask=None: bidirectional(q, k, v, True, key_mask)
+prompts = [C.encode_prompt(q) for q in ("What is 345 + 278?", "Sort 3, 1, 2.", "Count the words in: \"a b c\"")]
+with torch.no_grad():
+    got = eval_py.llada_generate(dream, prompts, 1)[:, 0].tolist()
+    want = [int(ar(torch.tensor([p]))[0, -1].argmax()) for p in prompts]
+M.attention = bidirectional
+assert got == want, f"the sampler does not read masked token i from row i - 1: {got} vs {want}"
 print("dream: the guider's tensors, shifted objective: ok")
 
 train = os.path.join(sys.argv[1], "train.py")

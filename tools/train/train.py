@@ -445,20 +445,17 @@ def main():
         if os.path.exists(prov):  # the shipped model's own history carries over
             a.shipped_history = json.load(open(prov))
         print(f"initialised from the shipped weights in {a.init_from_shipped}", flush=True)
-    elif a.init_from_ar and a.model == "dream":
-        from grow import load_shipped
-        model.load_state_dict(load_shipped(a.init_from_ar, "ar"))  # the same network: nothing to map
-        prov = os.path.join(a.init_from_ar, "training.json")
-        if os.path.exists(prov):
-            a.shipped_history = {"adapted_from_ar": json.load(open(prov))}
-        print(f"initialised from the guider's weights in {a.init_from_ar} (Dream-style adaptation)", flush=True)
     elif a.init_from_ar:
-        from adapt import load_ar_as_mdlm
-        model.load_state_dict(load_ar_as_mdlm(a.init_from_ar, cfg))
+        if a.model == "dream":  # the guider's own network: every tensor as it is
+            from grow import load_shipped
+            model.load_state_dict(load_shipped(a.init_from_ar, "ar"))
+        else:  # LLaDA's block names (tools/train/adapt.py)
+            from adapt import load_ar_as_mdlm
+            model.load_state_dict(load_ar_as_mdlm(a.init_from_ar, cfg))
         prov = os.path.join(a.init_from_ar, "training.json")
         if os.path.exists(prov):  # the guider's history is where these weights began
             a.shipped_history = {"adapted_from_ar": json.load(open(prov))}
-        print(f"initialised from the guider's weights in {a.init_from_ar} (AR-to-MDLM adaptation)", flush=True)
+        print(f"initialised from the guider's weights in {a.init_from_ar} ({a.model} adaptation)", flush=True)
     model.to(dev)
     # The optimizer's state follows the parameters to the device.
     for st in opt.state.values():
