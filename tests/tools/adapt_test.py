@@ -7,7 +7,10 @@
 - the Dream MDLM (train.py --model dream) loads the guider's tensors as they are, is the guider
   under a causal mask and not under its own bidirectional one, and its objective scores masked
   token i from row i - 1 (the LLaDA objective from row i), as eval_py's sampler reads it;
-- train.py refuses --init-from-ar for any LLaDA size but "adapted" and for the AR objective.
+- the causal-to-bidirectional anneal (train.py --attention-anneal): share 0 shows the objective's
+  Dream the guider's columns exactly, share 0.5 about half of the later ones, validation all;
+- train.py refuses --init-from-ar for any LLaDA size but "adapted" and for the AR objective, and
+  --attention-anneal for anything but a Dream model.
 
   python3 tests/tools/adapt_test.py --source <checkout>
 
@@ -40,7 +43,7 @@ mdlm.load_state_dict(adapt_ar_to_mdlm(sd, ar_cfg, mdlm_cfg), strict=True)
 ids = torch.tensor([C.encode_prompt("What is 345 + 278?") + C.encode_response("345 + 278 = 623\n#### 623")])
 
 bidirectional = M.attention
-M.attention = lambda q, k, v, causal, key_mask=None: bidirectional(q, k, v, True, key_mask)
+M.attention = lambda q, k, v, causal, key_mask=None, allow=None: bidirectional(q, k, v, True, key_mask, allow)
 with torch.no_grad():
     diff = (ar(ids) - mdlm(ids)).abs().max().item()
 M.attention = bidirectional
@@ -59,7 +62,7 @@ except ValueError as e:
 # Dream: the guider's own tensors, bidirectional.
 dream = M.Dream(C.dream_config("base"))
 dream.load_state_dict(ar.state_dict(), strict=True)
-M.attention = lambda q, k, v, causal, key_mask=None: bidirectional(q, k, v, True, key_mask)
+M.attention = lambda q, k, v, causal, key_mask=None, allow=None: bidirectional(q, k, v, True, key_mask, allow)
 with torch.no_grad():
     assert (ar(ids) - dream(ids)).abs().max().item() == 0.0, "the Dream MDLM is not the guider under a causal mask"
 M.attention = bidirectional
@@ -92,7 +95,7 @@ for model, shifted in ((dream, True), (mdlm, False)):
 # The PyTorch sampler reads a Dream's shift too: under a causal mask the Dream model is the
 # guider, so with one position to fill it commits the guider's greedy next token (row p - 1).
 import eval_py
-M.attention = lambda q, k, v, causal, key_mask=None: bidirectional(q, k, v, True, key_mask)
+M.attention = lambda q, k, v, causal, key_mask=None, allow=None: bidirectional(q, k, v, True, key_mask, allow)
 prompts = [C.encode_prompt(q) for q in ("What is 345 + 278?", "Sort 3, 1, 2.", "Count the words in: \"a b c\"")]
 with torch.no_grad():
     got = eval_py.llada_generate(dream, prompts, 1)[:, 0].tolist()
@@ -100,6 +103,39 @@ with torch.no_grad():
 M.attention = bidirectional
 assert got == want, f"the sampler does not read masked token i from row i - 1: {got} vs {want}"
 print("dream: the guider's tensors, shifted objective: ok")
+
+# The causal-to-bidirectional anneal (train.py --attention-anneal): at share 0 the objective's
+# Dream sees exactly the guider's columns, at 0.5 about half of the later ones, and validation
+# (eval mode) always the full bidirectional model.
+with torch.no_grad():
+    n = ids.shape[1]
+    tril = torch.ones(n, n, dtype=torch.bool).tril()
+    assert (ar(ids) - dream.head(dream.hidden(ids, allow=tril))).abs().max().item() == 0.0, \
+        "allow = the lower triangle does not give the guider"
+for share, mode, lo, hi in ((0.0, "train", 0.0, 0.0), (0.5, "train", 0.4, 0.6), (0.0, "eval", 1.0, 1.0)):
+    dream.future_share = share
+    dream.train(mode == "train")
+    got = {}
+    hidden = dream.hidden
+
+    def hidden_spy(x, key_mask=None, allow=None, hidden=hidden):
+        got["allow"] = allow
+        return hidden(x, key_mask, allow)
+    dream.hidden = hidden_spy
+    with torch.no_grad():
+        T.mdlm_loss(dream, seq, is_resp, torch.Generator().manual_seed(3))
+    dream.hidden = hidden
+    a = got["allow"]
+    m = seq.shape[1]
+    upper = torch.ones(m, m, dtype=torch.bool).triu(1)
+    seen_later = 1.0 if a is None else float(a[upper].float().mean())
+    assert a is None or bool(a.tril().eq(torch.ones(m, m, dtype=torch.bool).tril()).all()), "a row lost an earlier column"
+    assert lo <= seen_later <= hi, (share, mode, seen_later)
+dream.future_share = None
+r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), "--model", "mdlm", "--size", "compact",
+                    "--attention-anneal", "100", "--bench", "1"], capture_output=True, text=True)
+assert r.returncode == 2 and "--model dream" in r.stderr, (r.returncode, r.stderr)
+print("dream: the attention anneal: ok")
 
 train = os.path.join(sys.argv[1], "train.py")
 for args in (["--model", "mdlm", "--size", "compact"], ["--model", "ar", "--size", "adapted"]):

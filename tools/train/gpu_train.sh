@@ -18,7 +18,7 @@
 #    (tools/train/adapt.py: size "adapted", the guider's shape); --mdlm-dream trains the Dream-family
 #    MDLM tiny-dream instead of tiny-mdlm (the guider's network read bidirectionally, shifted
 #    logits: it continues the shipped tiny-dream, or starts from the guider's weights where none is
-#    shipped or with --fresh);
+#    shipped or with --fresh, its attention annealed from causal to bidirectional over 1,000 steps);
 # 2. exports both (BF16 safetensors, config, tokenizer, golden logits) into a scratch copy of
 #    resources/models/ (also every 1.5 min while training: OUT_DIR/work-dir.txt names the folder);
 # 3. measures greedy accuracy per family on the test split and the held-out wordings (up to
@@ -112,7 +112,8 @@ fi
 [ -n "$MDLM_SIZE" ] || MDLM_SIZE="$SHIPPED_MDLM_SIZE"
 init_mdlm() {
   if [ "$MDLM_KIND" = dream ]; then
-    if [ "$FRESH" = 1 ]; then echo "--init-from-ar $WORK/guider-start"; else init tiny-dream; fi
+    # From the guider, the attention anneals from causal to bidirectional (docs/models.md §5).
+    if [ "$FRESH" = 1 ]; then echo "--init-from-ar $WORK/guider-start --attention-anneal 1000"; else init tiny-dream; fi
   elif [ "$MDLM_FROM_AR" = 1 ]; then echo "--init-from-ar $WORK/guider-start"
   elif [ "$MDLM_SIZE" = "$SHIPPED_MDLM_SIZE" ]; then init tiny-mdlm; fi
 }

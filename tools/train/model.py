@@ -54,16 +54,21 @@ def apply_rope(x, cos, sin):
     return (x * cos + rotate_half(x) * sin).to(dt)
 
 
-def attention(q, k, v, causal, key_mask=None):
+def attention(q, k, v, causal, key_mask=None, allow=None):
     # q [B,H,N,hd], k/v [B,H,N,hd] (kv already repeated for GQA); key_mask [B,N] bool, False for
-    # columns no row may see (the padding after a shorter canvas in a batch), or None
+    # columns no row may see (the padding after a shorter canvas in a batch), or None; allow
+    # [N,N] bool, False where row i may not see column j (the causal-to-bidirectional anneal)
     if q.is_cuda:  # fused kernel on the GPU; the CPU keeps the explicit form the goldens were made with
         m = None if key_mask is None else key_mask[:, None, None, :]
+        if allow is not None:
+            m = allow[None, None] if m is None else (m & allow[None, None])
         return F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=causal and m is None)
     hd = q.shape[-1]
     s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hd)
     if key_mask is not None:
         s = s.masked_fill(~key_mask[:, None, None, :], float("-inf"))
+    if allow is not None:
+        s = s.masked_fill(~allow[None, None], float("-inf"))
     if causal:
         n = q.shape[-2]
         m = torch.ones(n, n, dtype=torch.bool, device=q.device).triu(1)
@@ -174,7 +179,7 @@ class Qwen2Attn(nn.Module):
         self.v_proj = nn.Linear(d, self.nkv * self.hd, bias=True)
         self.o_proj = nn.Linear(self.nh * self.hd, d, bias=False)
 
-    def forward(self, h, cos, sin, causal=True, key_mask=None):
+    def forward(self, h, cos, sin, causal=True, key_mask=None, allow=None):
         B, N, _ = h.shape
         q = self.q_proj(h).view(B, N, self.nh, self.hd).transpose(1, 2)
         k = self.k_proj(h).view(B, N, self.nkv, self.hd).transpose(1, 2)
@@ -183,7 +188,7 @@ class Qwen2Attn(nn.Module):
         rep = self.nh // self.nkv
         k = k.repeat_interleave(rep, dim=1)
         v = v.repeat_interleave(rep, dim=1)
-        a = attention(q, k, v, causal, key_mask).transpose(1, 2).reshape(B, N, self.nh * self.hd)
+        a = attention(q, k, v, causal, key_mask, allow).transpose(1, 2).reshape(B, N, self.nh * self.hd)
         return self.o_proj(a)
 
 
@@ -207,8 +212,8 @@ class Qwen2Layer(nn.Module):
         self.post_attention_layernorm = RMSNorm(c["hidden_size"], c["rms_norm_eps"])
         self.mlp = Qwen2MLP(c)
 
-    def forward(self, x, cos, sin, causal=True, key_mask=None):
-        x = x + self.self_attn(self.input_layernorm(x), cos, sin, causal, key_mask)
+    def forward(self, x, cos, sin, causal=True, key_mask=None, allow=None):
+        x = x + self.self_attn(self.input_layernorm(x), cos, sin, causal, key_mask, allow)
         return x + self.mlp(self.post_attention_layernorm(x))
 
 
@@ -241,14 +246,15 @@ class Qwen2(nn.Module):
             else:
                 nn.init.normal_(p, 0, std)
 
-    def hidden(self, ids, key_mask=None):
-        """key_mask [B, N] bool, as LLaDA.hidden's (bidirectional Dream only)."""
+    def hidden(self, ids, key_mask=None, allow=None):
+        """key_mask [B, N] bool, as LLaDA.hidden's; allow [N, N] bool, the columns each row may
+        see while a Dream adaptation anneals from causal to bidirectional (Dream only)."""
         m = self.model
         x = m.embed_tokens(ids)
         hd = self.c["hidden_size"] // self.c["num_attention_heads"]
         cos, sin = rope_cache(ids.shape[1], hd, self.c["rope_theta"], ids.device)
         for l in m.layers:
-            x = l(x, cos, sin, self.causal, key_mask)
+            x = l(x, cos, sin, self.causal, key_mask, allow)
         return m.norm(x)
 
     def head(self, h):

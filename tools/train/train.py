@@ -217,7 +217,15 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     if bool(noise.any()):
         random_digits = digit_ids()[torch.randint(0, 10, (B, T), generator=gen)]
         noisy = torch.where(noise.to(ids.device), random_digits.to(ids.device), noisy)
-    h = model.hidden(noisy)
+    share = getattr(model, "future_share", None)
+    if model.training and share is not None and share < 1:
+        # The causal-to-bidirectional anneal: each row sees every column up to itself and each
+        # later one with probability `share`, so a model adapted from an AR meets the masks to
+        # its right a few at a time (validation always reads the full bidirectional model).
+        allow = torch.ones(T, T, dtype=torch.bool).tril() | (torch.rand((T, T), generator=gen) < share)
+        h = model.hidden(noisy, allow=allow.to(ids.device))
+    else:
+        h = model.hidden(noisy)
     if getattr(model, "shifted_logits", False):  # same order as ids[masked]: column 0 is never masked
         logits = model.head(h[:, :-1][masked[:, 1:]])
     else:
@@ -337,6 +345,9 @@ def main():
                     help="start an MDLM from the causal guider's exported weights (e.g. resources/models/tiny-ar) when "
                     "no checkpoint exists yet: --model dream (every tensor as it is) or --model mdlm --size adapted "
                     "(tools/train/adapt.py)")
+    ap.add_argument("--attention-anneal", type=int, default=0, metavar="STEPS",
+                    help="dream: the share of later columns each row may see rises from 0 to 1 over "
+                         "STEPS steps (causal to bidirectional, as DiffuLLaMA adapts an AR: arXiv 2410.17891)")
     ap.add_argument("--device", default="cpu", help="cpu or cuda (bf16 autocast on cuda)")
     ap.add_argument("--data-workers", type=int, default=0, help="processes that make batches ahead (0: inline)")
     ap.add_argument("--minutes", type=float, default=0.0,
@@ -385,6 +396,8 @@ def main():
     if a.init_from_ar and not (a.model == "dream" or (a.model == "mdlm" and a.size == "adapted")):
         ap.error("--init-from-ar starts an MDLM of the guider's shape: use it with --model dream or "
                  "--model mdlm --size adapted")
+    if a.attention_anneal and a.model != "dream":
+        ap.error("--attention-anneal anneals a Dream model's attention: use it with --model dream")
     if a.schedule == "wsd" and a.anneal_start is not None:
         a.steps = min(a.steps, a.anneal_start + a.anneal_steps)
     corpus.VARIED_WORDING = a.varied_wording
@@ -539,6 +552,8 @@ def main():
         g = torch.Generator().manual_seed(a.seed * 1_000_003 + step)
         for grp in opt.param_groups:
             grp["lr"] = lr_at(step, a, elapsed)
+        if a.attention_anneal:
+            model.future_share = min(1.0, step / a.attention_anneal)
         with autocast():
             loss, ce, nm = lossfn(model, ids, isr, g)
         opt.zero_grad(set_to_none=True)
