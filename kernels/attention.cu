@@ -128,8 +128,8 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const FlashPa
     }
 
     // This thread's two rows (fragment rows lane/4 and lane/4 + 8 of its warp): the columns a row
-    // may not see, and the own column it reads fresh (masked out of the tiles, added back from the
-    // cache after the loop; never a hidden one, though no mask hides a row's own column).
+    // may not see, and the seed column it verifies and reads fresh (masked out of the tiles, added
+    // back from the cache after the loop; never a hidden one).
     const int warp_row0 = row0 + warp * 16;
     const bool warp_active = warp_row0 < rows_total;
     int self_col[2];
@@ -294,8 +294,8 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const FlashPa
     }
     mma::cp_async_wait<0>();
 
-    // A self-seeing row's own column, from the cache, folded into the running softmax — done by
-    // the split whose column range holds it.
+    // The seed column a self-seeing row verifies, from the cache, folded into the running
+    // softmax — done by the split whose column range holds it.
     bool owns_self[2];
 #pragma unroll
     for (int t2 = 0; t2 < 2; ++t2) owns_self[t2] = self_col[t2] >= col_begin && self_col[t2] < col_end;

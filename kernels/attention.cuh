@@ -5,8 +5,9 @@
 //
 // Column sources: column j is read from the item's cache (which already holds the K/V just
 // written for the computed rows) unless overridden[j], in which case it is read from the
-// override source (COVER's previous-step K/V) — except that a query row sitting at an overridden
-// position reads its own column from the cache when self_sees_fresh (its leave-one-out view).
+// override source (COVER's previous-step K/V) — except that, when self_sees_fresh, the query row
+// at position p reads column p + verifier_offset from the cache if that column is overridden
+// (the leave-one-out view of the seed it verifies; compute/backend.h KvOverride).
 //
 // Column visibility: every row sees every column unless `causal` or a shadow block hides some
 // (AttentionArgs below); hidden columns get zero weight, exactly as the CPU backend's -inf scores.
@@ -27,6 +28,7 @@ struct AttentionArgs {
     const __nv_bfloat16* v_override = nullptr;
     const uint8_t* overridden = nullptr;        // device [n], or null when there is no override
     bool self_sees_fresh = true;
+    int verifier_offset = 0;                    // 0: a row verifies its own column; 1: the next one
     const int32_t* row_pos = nullptr;           // device [m]: the canvas position of each query row
     int m = 0;             // query rows
     int n = 0;             // canvas columns (causal callers may stop after the last row's column)

@@ -1,8 +1,8 @@
 #pragma once
 // Where each attention column's K/V comes from, shared by the attention, attention-probability
 // and COVER-correction kernels so the three agree (attention.cuh): the item's cache, or the
-// override source at overridden columns — except a query row's own overridden column when it
-// sees itself fresh. Which columns a query row may see at all (causal rows, WINO's shadow
+// override source at overridden columns — except the overridden column a query row verifies
+// (its own, or the next one under shifted logits) when it sees it fresh. Which columns a query row may see at all (causal rows, WINO's shadow
 // block), shared by the attention and probability kernels. Also the argument checks the
 // launchers share.
 #include <cuda_bf16.h>
@@ -24,15 +24,22 @@ struct ColumnSources {
     const __nv_bfloat16* v_override = nullptr;
     const uint8_t* overridden = nullptr;  // [n] or null
     bool self_sees_fresh = true;
+    int verifier_offset = 0;  // AttentionArgs::verifier_offset
     int n = 0;
     int kv_dim = 0;
 
 #ifdef __CUDACC__
     __device__ __forceinline__ bool is_overridden(int j) const { return overridden != nullptr && overridden[j] != 0; }
+    // The overridden column the query row at canvas position `pos` verifies, pos +
+    // verifier_offset, whether or not this pass reads it fresh; -1 when it verifies none.
+    __device__ __forceinline__ int verified_column(int pos) const {
+        const int col = pos + verifier_offset;
+        return pos >= 0 && col < n && is_overridden(col) ? col : -1;
+    }
     // The column a query row at canvas position `pos` reads from the cache although it is
-    // overridden (its own, when it sees itself fresh); -1 when there is none.
+    // overridden (the one it verifies, when it sees it fresh); -1 when there is none.
     __device__ __forceinline__ int self_fresh_column(int pos) const {
-        return self_sees_fresh && pos >= 0 && pos < n && is_overridden(pos) ? pos : -1;
+        return self_sees_fresh ? verified_column(pos) : -1;
     }
     // Rows of column j as every other query row sees it.
     __device__ __forceinline__ const __nv_bfloat16* k_row(int j) const {
@@ -58,6 +65,7 @@ inline ColumnSources column_sources(const AttentionArgs& a) {
     s.v_override = a.v_override;
     s.overridden = a.overridden;
     s.self_sees_fresh = a.self_sees_fresh;
+    s.verifier_offset = a.verifier_offset;
     s.n = a.n;
     s.kv_dim = a.n_kv_heads * a.head_dim;
     return s;

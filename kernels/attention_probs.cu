@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(kThreads) attention_probs_kernel(const ProbsPa
                 const int rr = half * kRowsPerThread + r, i = i0 + rr;
                 if (i >= p.m || p.vis.hides(row_canvas_pos[rr], j)) continue;  // weight 0
                 float s = dot[r];
-                if (j == self_col[rr]) {  // this row's own column, seen fresh from the cache
+                if (j == self_col[rr]) {  // the seed column this row verifies, seen fresh from the cache
                     const bf16* kf = p.src.k_fresh(j) + head_off;
                     s = 0.0f;
                     for (int d = 0; d < p.head_dim; ++d) s += q_rows[r * dims + d] * __bfloat162float(kf[d]);

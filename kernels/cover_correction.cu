@@ -38,17 +38,16 @@ __global__ void __launch_bounds__(32 * kHeadsPerBlock) cover_correction_kernel(c
     const int h = blockIdx.y * kHeadsPerBlock + threadIdx.x / 32, lane = threadIdx.x % 32;
     const int i = p.seed_rows[blockIdx.x];
     if (h >= p.n_heads || i < 0 || i >= p.m) return;
-    const int pos = p.row_pos[i];
-    // Only a row at an overridden position read an overridden diagonal; any other row already
-    // saw its own fresh column and needs nothing.
-    if (pos < 0 || pos >= p.src.n || !p.src.is_overridden(pos)) return;
+    // Only a row verifying a seed read that seed's column overridden; any other row needs nothing.
+    const int col = p.src.verified_column(p.row_pos[i]);
+    if (col < 0) return;
 
     const int head_off = (h / p.group) * p.head_dim;
     const float* q = p.q + static_cast<std::size_t>(i) * p.q_stride + static_cast<std::size_t>(h) * p.head_dim;
-    const bf16* k_ovr = p.src.k_override + static_cast<std::size_t>(pos) * p.src.kv_dim + head_off;
-    const bf16* v_ovr = p.src.v_override + static_cast<std::size_t>(pos) * p.src.kv_dim + head_off;
-    const bf16* k_new = p.src.k_fresh(pos) + head_off;
-    const bf16* v_new = p.src.v_fresh(pos) + head_off;
+    const bf16* k_ovr = p.src.k_override + static_cast<std::size_t>(col) * p.src.kv_dim + head_off;
+    const bf16* v_ovr = p.src.v_override + static_cast<std::size_t>(col) * p.src.kv_dim + head_off;
+    const bf16* k_new = p.src.k_fresh(col) + head_off;
+    const bf16* v_new = p.src.v_fresh(col) + head_off;
 
     // q rounded to bf16 exactly as the attention kernel formed the scores the lse summarises.
     float dot_ovr = 0.0f, dot_new = 0.0f;

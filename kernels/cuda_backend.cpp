@@ -85,6 +85,7 @@ struct ItemRun {
     CudaKvCache* cache = nullptr;
     const CudaKvCache* override_source = nullptr;
     bool self_sees_fresh = true;
+    int verifier_offset = 0;        // KvOverride::verifier_offset
     bool correct_diagonal = false;  // COVER's closed form: override pass, then the seed rows' correction
     int n = 0, m = 0;
     int columns = 0;              // columns attention reads: n, or for causal rows up to the last row
@@ -239,6 +240,7 @@ std::vector<ItemRun> CudaBackend::plan(std::span<const ForwardItem> batch) {
         it.cache = static_cast<CudaKvCache*>(p.item->cache);
         if (p.has_override) it.override_source = static_cast<const CudaKvCache*>(p.item->kv_override->source);
         it.self_sees_fresh = p.self_sees_fresh;
+        it.verifier_offset = p.verifier_offset;
         it.correct_diagonal = p.has_override && p.closed_form && p.self_sees_fresh;
         it.n = p.n;
         it.m = p.m;
@@ -260,8 +262,7 @@ std::vector<ItemRun> CudaBackend::plan(std::span<const ForwardItem> batch) {
         for (int32_t i : p.head_index) head_index.push_back(static_cast<int32_t>(rows) + i);
         if (it.correct_diagonal)
             for (int i = 0; i < p.m; ++i)
-                if (p.overridden[static_cast<std::size_t>(p.item->rows[static_cast<std::size_t>(i)])])
-                    it.seeds.push_back(i);
+                if (p.fresh_column(p.item->rows[static_cast<std::size_t>(i)]) >= 0) it.seeds.push_back(i);
         // lse: every layer's when asked for, else one layer's when the correction or the
         // attention probabilities need it.
         if (it.want_lse) lse_floats += L * p.m * H;
@@ -411,6 +412,7 @@ void CudaBackend::attend(int l, const ItemRun& it) {
     }
     // The closed form first runs every row, seeds included, against the overridden columns.
     a.self_sees_fresh = it.self_sees_fresh && !it.correct_diagonal;
+    a.verifier_offset = it.verifier_offset;
     a.row_pos = pack_->device<int32_t>(at_row_pos_) + it.row_offset;
     a.m = it.m;
     a.n = it.columns;

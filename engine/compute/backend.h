@@ -15,16 +15,20 @@
 namespace dlm {
 
 // COVER's K/V override: the listed columns are read from `source` by every query row, except
-// that a query row at a listed position sees its own freshly computed K/V when
-// `self_sees_fresh` (the leave-one-out view the closed-form diagonal correction restores).
-// `closed_form` chooses how that view is made: false recomputes those rows' attention with the
-// diagonal column swapped; true runs the override attention once for every row and then applies
-// the post-hoc correction of the COVER paper, Appendix B (compute/cover_correction.h).
+// that the row verifying a listed column sees that column's freshly computed K/V when
+// `self_sees_fresh` (the leave-one-out view the closed-form correction restores). The row
+// verifying column j is the one whose logits predict token j: row j - verifier_offset, so 0 for
+// models whose row i predicts token i (the diagonal) and 1 for shifted-logit models (Dream: the
+// column after the diagonal). `closed_form` chooses how that view is made: false recomputes those
+// rows' attention with the one column swapped; true runs the override attention once for every
+// row and then applies the post-hoc correction of the COVER paper, Appendix B
+// (compute/cover_correction.h), which holds for any single swapped column.
 struct KvOverride {
     std::vector<int32_t> positions;
     const KvCache* source = nullptr;
     bool self_sees_fresh = true;
     bool closed_form = false;
+    int verifier_offset = 0;  // 0 or 1
 };
 
 // WINO's shadow block: canvas columns [first, first + count) are

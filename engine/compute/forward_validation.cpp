@@ -66,7 +66,15 @@ std::vector<ForwardItemPlan> validate_forward(std::span<const ForwardItem> batch
             p.has_override = true;
             p.self_sees_fresh = o.self_sees_fresh;
             p.closed_form = o.closed_form;
+            p.verifier_offset = o.verifier_offset;
             if (!o.source) throw Error(where + "K/V override without a source cache");
+            if (o.verifier_offset != 0 && o.verifier_offset != 1)
+                throw Error(where + "K/V override verifier offset " + std::to_string(o.verifier_offset) +
+                            " (0: a row verifies its own column; 1: the column after it)");
+            // A causal row never sees the column after it, so it cannot read that column fresh.
+            if (o.verifier_offset == 1 && !c.bidirectional)
+                throw Error(where + "a K/V override verified by the row before each column needs a bidirectional "
+                                    "model; '" + std::string(family_name(c.family)) + "' attends causally");
             switch (fit(*o.source)) {
                 case CacheFit::Ok: break;
                 case CacheFit::OtherBackend:

@@ -28,8 +28,17 @@ struct ForwardItemPlan {
     bool has_override = false;
     bool self_sees_fresh = true;
     bool closed_form = false;
+    int verifier_offset = 0;          // KvOverride::verifier_offset
     std::vector<uint8_t> overridden;  // [n] 1 where the column is read from the override source
     std::vector<int32_t> head_index;  // index in rows of each head row
+
+    // The overridden column the query row at canvas position `pos` verifies and so reads fresh
+    // (pos + verifier_offset), or -1 when it reads every overridden column from the source.
+    int fresh_column(int pos) const {
+        if (!has_override || !self_sees_fresh) return -1;
+        const int col = pos + verifier_offset;
+        return col >= 0 && col < n && overridden[static_cast<std::size_t>(col)] ? col : -1;
+    }
 };
 
 // Throws dlm::Error naming the item and what is wrong (a row outside the canvas, a skipped

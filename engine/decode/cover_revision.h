@@ -3,8 +3,10 @@
 //
 // Each step t verifies the seed set S_{t-1} chosen at the end of step t-1 inside the drafting
 // forward itself: the seeds are fed as [MASK], every other query reads their step t-1 K/V from a
-// snapshot (KvOverride), and each seed's own row sees its masked-input K/V (the diagonal
-// correction, Appendix B). Then, with y~ = argmax and c~ = its raw probability at the seed:
+// snapshot (KvOverride), and the row that predicts each seed sees the seed's masked-input K/V (the
+// diagonal correction, Appendix B). That row is the seed's own, or under shifted logits (Dream)
+// the row before it, so there the corrected column is the one after the diagonal: the same
+// rank-one correction of one score. Then, with y~ = argmax and c~ = its raw probability at the seed:
 //   KEEP    if y~ == y and c~ >= tau_draft,
 //   REPLACE if y~ != y and c~ >= tau_draft (y~ written in place),
 //   REMASK  otherwise.
@@ -12,7 +14,8 @@
 //   Score(j) = u(j)·(1 + d_in(j)) / (1 + d_out(j)),  u(j) = -log p_j(y_j),
 //   d_in(j)  = sum over still-masked queries q of A[q -> j],
 //   d_out(j) = sum over this step's drafts i of A[j -> i],
-// with A the last layer's head-averaged attention of this step's forward; |S_t| =
+// with A the last layer's head-averaged attention of this step's forward, a position's row being
+// the one that predicts it (under shifted logits the row before it); |S_t| =
 // ceil(sqrt(n_t·pi_t)), n_t = |U_t|, pi_t = the fraction of scores strictly above their mean; the
 // top scores are taken (ties: lower position), never a position that was a seed at this step. The
 // seeds' K/V of this step are copied into the snapshot for the next forward. No seeds are chosen
@@ -32,6 +35,7 @@ struct CoverOptions {
     double tau_draft = 0.8;
     bool closed_form = true;  // Appendix B's post-hoc correction; false: the backend recomputes seed rows
     int max_seeds = 0;        // 0 = the adaptive rule only; > 0 caps |S_t| (diagnostics)
+    bool shifted_logits = false;  // the model's row i predicts token i + 1 (Dream)
 };
 
 // One seed-selection decision on plain arrays (the testable core of §5.3).

@@ -23,15 +23,13 @@ void refuse_cfg(const DecodeSettings& s, const char* who, const char* why) {
 bool make_cover(const DecodeSettings& s, const ModelConfig& config, int prompt_len, StrategyParams& p, Strategy& out) {
     p.claim("cover");
     refuse_cfg(s, "cover", "the unconditional item would need its own seed snapshot");
-    if (config.shifted_logits)
-        throw Error("cover is not supported on shifted-logit models (" + std::string(family_name(config.family)) +
-                    "): a seed is predicted from the row before it, which the diagonal correction does not cover");
     const int default_block = s.block_length > 0 ? s.block_length : (s.gen_length % 64 == 0 ? 64 : s.gen_length);  // COVER's published block
     const int block = static_cast<int>(p.integer_or("cover.block_length", default_block));
     CoverOptions co;
     co.tau_draft = p.real("cover.tau_draft");
     co.closed_form = p.choice("cover.correction") == "closed_form";
     co.max_seeds = static_cast<int>(p.integer("cover.max_seeds"));
+    co.shifted_logits = config.shifted_logits;
     DraftUnmaskOptions d;
     d.blocks = BlockLayout::make(prompt_len, s.gen_length, block, "cover");
     d.tau = co.tau_draft;

@@ -470,10 +470,15 @@ TEST(CudaBackend, KvOverrideMatchesCpu) {
         auto current = previous;
         for (int s : seeds) current[s] = mask;
         current[11] = (current[11] + 1) % V;
+        // Offset 1: the row before each seed verifies it (shifted logits); seeds 8 and 9 make row 8
+        // verify column 9 while reading its own column 8 from the snapshot.
+        for (int offset : {0, 1}) {
+        if (offset == 1 && !c.bidirectional) continue;
         for (bool self_sees_fresh : {true, false}) {
             for (bool closed_form : {false, true}) {
                 const std::string what = std::string(family_name(family)) + (self_sees_fresh ? " fresh" : " stale") +
-                                         (closed_form ? " closed-form" : " recomputed");
+                                         (closed_form ? " closed-form" : " recomputed") + " offset " +
+                                         std::to_string(offset);
                 std::vector<std::vector<float>> logits[2];
                 std::vector<float> lse[2], probs[2];
                 Backend* backends[2] = {p->cpu.get(), p->gpu.get()};
@@ -488,6 +493,7 @@ TEST(CudaBackend, KvOverrideMatchesCpu) {
                     o.source = snapshot.get();
                     o.self_sees_fresh = self_sees_fresh;
                     o.closed_form = closed_form;
+                    o.verifier_offset = offset;
                     auto cache = b.make_cache(n);
                     logits[be] = run(b, current, row_range(0, n), *cache, {&o, true, true});
                     lse[be] = b.attention_lse(0);
@@ -505,6 +511,7 @@ TEST(CudaBackend, KvOverrideMatchesCpu) {
                     EXPECT_NEAR(sum, 1.0, 1e-2) << what << " row " << i;
                 }
             }
+        }
         }
         // The override matters (so the comparisons above test it).
         auto cache = p->gpu->make_cache(n);

@@ -158,12 +158,12 @@ ReferenceOutput reference_forward(const RandomCheckpoint& ck, std::span<const in
                 const int g = h / (H / Hkv);  // query head h reads K/V head g
                 // Which key/value each column contributes for this query.
                 auto key = [&](int j) -> const double* {
-                    if (overridden[j] && !(ovr->self_sees_fresh && j == i))
+                    if (overridden[j] && !(ovr->self_sees_fresh && j == i + ovr->verifier_offset))
                         return ovr->k[layer].data() + static_cast<std::size_t>(j) * kvd + g * hd;
                     return k[j].data() + g * hd;
                 };
                 auto value = [&](int j) -> const double* {
-                    if (overridden[j] && !(ovr->self_sees_fresh && j == i))
+                    if (overridden[j] && !(ovr->self_sees_fresh && j == i + ovr->verifier_offset))
                         return ovr->v[layer].data() + static_cast<std::size_t>(j) * kvd + g * hd;
                     return v[j].data() + g * hd;
                 };

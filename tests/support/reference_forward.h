@@ -13,11 +13,12 @@ namespace dlm::test {
 
 // Columns whose keys/values every query reads from an earlier forward instead of computing
 // them now (COVER's override; also models a K/V cache holding stale columns). With
-// self_sees_fresh, a query at a listed position still sees its own fresh K/V.
+// self_sees_fresh, the query at position i still sees listed column i + verifier_offset fresh.
 struct ReferenceOverride {
     std::vector<int32_t> positions;
     std::vector<std::vector<double>> k, v;  // [layer] -> [position][kv_dim], post-RoPE keys
     bool self_sees_fresh = true;
+    int verifier_offset = 0;
 };
 
 // An explicit attention layout: RoPE position of every row (empty = the row index) and a boolean

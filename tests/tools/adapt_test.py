@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_reference_test import run_training_check  # noqa: E402
 
 CHECK = r'''
-import os, subprocess, sys, torch
+import contextlib, os, subprocess, sys, torch
 sys.path.insert(0, sys.argv[1])
 import common as C
 import model as M
@@ -43,10 +43,20 @@ mdlm.load_state_dict(adapt_ar_to_mdlm(sd, ar_cfg, mdlm_cfg), strict=True)
 ids = torch.tensor([C.encode_prompt("What is 345 + 278?") + C.encode_response("345 + 278 = 623\n#### 623")])
 
 bidirectional = M.attention
-M.attention = lambda q, k, v, causal, key_mask=None, allow=None: bidirectional(q, k, v, True, key_mask, allow)
-with torch.no_grad():
+
+
+@contextlib.contextmanager
+def causal_attention():
+    """Every model reads causally inside the block (the guider's mask), bidirectionally after it."""
+    M.attention = lambda q, k, v, causal, key_mask=None, allow=None: bidirectional(q, k, v, True, key_mask, allow)
+    try:
+        yield
+    finally:
+        M.attention = bidirectional
+
+
+with causal_attention(), torch.no_grad():
     diff = (ar(ids) - mdlm(ids)).abs().max().item()
-M.attention = bidirectional
 print("causal adapted vs guider: max |logit difference|", diff)
 assert diff == 0.0, "the adapted model is not the guider under a causal mask"
 with torch.no_grad():
@@ -62,10 +72,8 @@ except ValueError as e:
 # Dream: the guider's own tensors, bidirectional.
 dream = M.Dream(C.dream_config("base"))
 dream.load_state_dict(ar.state_dict(), strict=True)
-M.attention = lambda q, k, v, causal, key_mask=None, allow=None: bidirectional(q, k, v, True, key_mask, allow)
-with torch.no_grad():
+with causal_attention(), torch.no_grad():
     assert (ar(ids) - dream(ids)).abs().max().item() == 0.0, "the Dream MDLM is not the guider under a causal mask"
-M.attention = bidirectional
 with torch.no_grad():
     assert (ar(ids) - dream(ids)).abs().max().item() > 1e-3, "the Dream MDLM is not bidirectional"
 
@@ -95,12 +103,10 @@ for model, shifted in ((dream, True), (mdlm, False)):
 # The PyTorch sampler reads a Dream's shift too: under a causal mask the Dream model is the
 # guider, so with one position to fill it commits the guider's greedy next token (row p - 1).
 import eval_py
-M.attention = lambda q, k, v, causal, key_mask=None, allow=None: bidirectional(q, k, v, True, key_mask, allow)
 prompts = [C.encode_prompt(q) for q in ("What is 345 + 278?", "Sort 3, 1, 2.", "Count the words in: \"a b c\"")]
-with torch.no_grad():
+with causal_attention(), torch.no_grad():
     got = eval_py.llada_generate(dream, prompts, 1)[:, 0].tolist()
     want = [int(ar(torch.tensor([p]))[0, -1].argmax()) for p in prompts]
-M.attention = bidirectional
 assert got == want, f"the sampler does not read masked token i from row i - 1: {got} vs {want}"
 print("dream: the guider's tensors, shifted objective: ok")
 

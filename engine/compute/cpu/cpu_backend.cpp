@@ -299,11 +299,12 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
     // Causal rows never look past the last computed row.
     const int cols = c.bidirectional ? n : rows[m - 1] + 1;
     const bool keep_attention = !out.attention.empty() && l == c.n_layers - 1;
-    // Seeds whose diagonal the closed-form correction restores after the shared override pass.
+    // Rows verifying a seed, whose one fresh column the closed-form correction restores after
+    // the shared override pass.
     std::vector<int> corrected;
-    if (p.override_source && p.self_sees_fresh && p.closed_form)
+    if (p.override_source && p.closed_form)
         for (int i = 0; i < m; ++i)
-            if (p.overridden[rows[i]]) corrected.push_back(i);
+            if (p.fresh_column(rows[i]) >= 0) corrected.push_back(i);
     // One head: scores, softmax and output in the thread's own buffers. A head's values never
     // depend on the thread that computes it.
     auto run_head = [&](int h, std::vector<float>& probs, std::vector<float>& head_lse) {
@@ -321,14 +322,15 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
             if (lse) lse[static_cast<std::size_t>(i) * H + h] = s;
         }
         cpu::gemm_ab(probs.data(), cols, Vv + g * hd, kvd, att_.data() + h * hd, qd, m, hd, cols);
-        // the COVER paper, Appendix B: o_i = (o_ovr - a·v'_i + a·e^delta·v_i) / r, per seed row.
+        // the COVER paper, Appendix B: o_i = (o_ovr - a·v'_j + a·e^delta·v_j) / r, per verifying
+        // row i and its seed column j.
         for (int i : corrected) {
-            const int pos = rows[i];
+            const int col = p.fresh_column(rows[i]);
             const float* qi = q_.data() + static_cast<std::size_t>(i) * qd + h * hd;
-            const float* k_fresh = p.cache->k(l, pos) + g * hd;
-            const float* v_fresh = p.cache->v(l, pos) + g * hd;
-            const float* k_ovr = K + static_cast<std::size_t>(pos) * kvd + g * hd;
-            const float* v_ovr = Vv + static_cast<std::size_t>(pos) * kvd + g * hd;
+            const float* k_fresh = p.cache->k(l, col) + g * hd;
+            const float* v_fresh = p.cache->v(l, col) + g * hd;
+            const float* k_ovr = K + static_cast<std::size_t>(col) * kvd + g * hd;
+            const float* v_ovr = Vv + static_cast<std::size_t>(col) * kvd + g * hd;
             float* o = att_.data() + static_cast<std::size_t>(i) * qd + h * hd;
             DiagonalCorrectionInput in;
             in.out_override = std::span<const float>(o, static_cast<std::size_t>(hd));
@@ -363,12 +365,12 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
     }
     if (keep_attention && p.override_source && p.self_sees_fresh) seed_attention_rows(l, p, K, out);
 
-    // COVER's leave-one-out view: a computed row at an overridden position sees its own fresh
-    // K/V on the diagonal. Only those few rows are redone, column by column.
+    // COVER's leave-one-out view: a computed row verifying a seed sees that seed's fresh K/V.
+    // Only those few rows are redone, column by column.
     if (!p.override_source || !p.self_sees_fresh || p.closed_form) return;
     std::vector<int> seeds;
     for (int i = 0; i < m; ++i)
-        if (p.overridden[rows[i]]) seeds.push_back(i);
+        if (p.fresh_column(rows[i]) >= 0) seeds.push_back(i);
     if (seeds.empty()) return;
     for (int j = 0; j < n; ++j) {
         kcol_[j] = K + static_cast<std::size_t>(j) * kvd;
@@ -378,11 +380,11 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
         float* scores = scores_[static_cast<std::size_t>(thread)].data();
         for (std::size_t t = b; t < e; ++t) {
             const int i = seeds[t / H], h = static_cast<int>(t % H);
-            const int pos = rows[i], g = h / group;
+            const int pos = rows[i], col = p.fresh_column(pos), g = h / group;
             cpu::KeyColumns keys{kcol_.data(), vcol_.data(), g * hd};
-            keys.self_col = pos;
-            keys.self_k = p.cache->k(l, pos) + g * hd;
-            keys.self_v = p.cache->v(l, pos) + g * hd;
+            keys.self_col = col;
+            keys.self_k = p.cache->k(l, col) + g * hd;
+            keys.self_v = p.cache->v(l, col) + g * hd;
             const int count = c.bidirectional ? n : pos + 1;
             const float s = cpu::attend_head(q_.data() + static_cast<std::size_t>(i) * qd + h * hd, keys, count, hd,
                                              scale, scores, att_.data() + static_cast<std::size_t>(i) * qd + h * hd);
@@ -391,8 +393,8 @@ void CpuBackend::attention(int l, ItemPlan& p, Output& out) {
     });
 }
 
-// The head-averaged attention rows of self-seeing seeds, recomputed with the diagonal column
-// swapped for the fresh K/V (the few seed rows only; the override pass left their override view).
+// The head-averaged attention rows of the rows verifying a seed, recomputed with the seed's
+// column swapped for its fresh K/V (those few rows only; the override pass left their override view).
 void CpuBackend::seed_attention_rows(int l, const ItemPlan& p, const float* K, Output& out) {
     const ModelConfig& c = weights_.config;
     const int m = p.m, n = p.n, H = c.n_heads, hd = c.head_dim, qd = c.q_dim(), kvd = c.kv_dim();
@@ -401,8 +403,8 @@ void CpuBackend::seed_attention_rows(int l, const ItemPlan& p, const float* K, O
     const int32_t* rows = p.item->rows.data();
     std::vector<double> s(static_cast<std::size_t>(n));
     for (int i = 0; i < m; ++i) {
-        const int pos = rows[i];
-        if (!p.overridden[pos]) continue;
+        const int pos = rows[i], col = p.fresh_column(pos);
+        if (col < 0) continue;
         float* dst = out.attention.data() + static_cast<std::size_t>(i) * n;
         std::fill(dst, dst + n, 0.0f);
         const int count = c.bidirectional ? n : pos + 1;
@@ -411,7 +413,7 @@ void CpuBackend::seed_attention_rows(int l, const ItemPlan& p, const float* K, O
             const float* qi = q_.data() + static_cast<std::size_t>(i) * qd + h * hd;
             double mx = -INFINITY;
             for (int j = 0; j < count; ++j) {
-                const float* kj = j == pos ? p.cache->k(l, pos) + g * hd : K + static_cast<std::size_t>(j) * kvd + g * hd;
+                const float* kj = j == col ? p.cache->k(l, col) + g * hd : K + static_cast<std::size_t>(j) * kvd + g * hd;
                 s[j] = static_cast<double>(cpu::dot(qi, kj, hd)) * scale;
                 mx = std::max(mx, s[j]);
             }

@@ -106,11 +106,16 @@ struct CoverForward {
     std::vector<float> attention;            // [row][n]
 };
 
-// The dual-view equalities of the issue, on both bidirectional families: seed rows corrected in
-// closed form equal the explicit leave-one-out view (the backend's recompute and the independent
-// double reference) within 1e-4; every non-seed row equals the plain override forward exactly.
+// The dual-view equalities, on both bidirectional families and with the verified column on the
+// diagonal (offset 0) and after it (offset 1, how a shifted-logit model verifies): rows verifying
+// a seed, corrected in closed form, equal the explicit leave-one-out view (the backend's recompute
+// and the independent double reference) within 1e-4. On the diagonal every other row equals the
+// plain override forward exactly (the seed's corrected state reaches no other row); after it, the
+// verifying row's own column carries its corrected state to the others, and they match the
+// reference and the recompute within 1e-4.
 TEST(StrategyCover, ClosedFormDualViewEqualsLeaveOneOutForward) {
-    for (Family family : {Family::Llada, Family::Dream}) {
+    for (Family family : {Family::Llada, Family::Dream})
+    for (int offset : {0, 1}) {
         test::ScratchDir dir("dlm-cover-test");
         const RandomCheckpoint ck = test::write_random_checkpoint(dir.path(), family);
         const ModelWeights weights = test::load_random_checkpoint(ck);
@@ -142,6 +147,7 @@ TEST(StrategyCover, ClosedFormDualViewEqualsLeaveOneOutForward) {
             o.source = snapshot.get();
             o.self_sees_fresh = self_sees_fresh;
             o.closed_form = closed_form;
+            o.verifier_offset = offset;
             auto cache = be->make_cache(n);
             ForwardItem it;
             it.tokens = current;
@@ -168,24 +174,35 @@ TEST(StrategyCover, ClosedFormDualViewEqualsLeaveOneOutForward) {
         ro.k = ref_prev.k;
         ro.v = ref_prev.v;
         ro.self_sees_fresh = true;
+        ro.verifier_offset = offset;
         const ReferenceOutput ref = test::reference_forward(ck, current, &ro);
 
-        const std::string what(family_name(family));
+        const std::string what = std::string(family_name(family)) + " offset " + std::to_string(offset);
         for (int i = 0; i < n; ++i) {
-            const bool is_seed = std::find(seeds.begin(), seeds.end(), i) != seeds.end();
-            if (is_seed) {
+            const bool verifies = std::find(seeds.begin(), seeds.end(), i + offset) != seeds.end();
+            if (verifies) {
                 double worst_ref = 0, worst_explicit = 0, moved = 0;
                 for (int t = 0; t < V; ++t) {
                     worst_ref = std::max(worst_ref, std::abs(static_cast<double>(closed.logits[i][t]) - ref.logit(i, t)));
                     worst_explicit = std::max(worst_explicit, static_cast<double>(std::abs(closed.logits[i][t] - explicit_loo.logits[i][t])));
                     moved = std::max(moved, static_cast<double>(std::abs(closed.logits[i][t] - override_only.logits[i][t])));
                 }
-                EXPECT_LT(worst_ref, 1e-4) << what << " seed row " << i;
-                EXPECT_LT(worst_explicit, 1e-4) << what << " seed row " << i;
-                EXPECT_GT(moved, 1e-4) << what << ": the correction must change seed row " << i;
+                EXPECT_LT(worst_ref, 1e-4) << what << " verifying row " << i;
+                EXPECT_LT(worst_explicit, 1e-4) << what << " verifying row " << i;
+                EXPECT_GT(moved, 1e-4) << what << ": the correction must change verifying row " << i;
+            } else if (offset == 0) {
+                EXPECT_EQ(closed.logits[i], override_only.logits[i]) << what << " other row " << i;
+                EXPECT_EQ(explicit_loo.logits[i], override_only.logits[i]) << what << " other row " << i;
             } else {
-                EXPECT_EQ(closed.logits[i], override_only.logits[i]) << what << " non-seed row " << i;
-                EXPECT_EQ(explicit_loo.logits[i], override_only.logits[i]) << what << " non-seed row " << i;
+                // Every other row reads the verifying row's own column, computed from its
+                // leave-one-out state: the same view in all three forwards.
+                double worst_ref = 0, worst_explicit = 0;
+                for (int t = 0; t < V; ++t) {
+                    worst_ref = std::max(worst_ref, std::abs(static_cast<double>(closed.logits[i][t]) - ref.logit(i, t)));
+                    worst_explicit = std::max(worst_explicit, static_cast<double>(std::abs(closed.logits[i][t] - explicit_loo.logits[i][t])));
+                }
+                EXPECT_LT(worst_ref, 1e-4) << what << " other row " << i;
+                EXPECT_LT(worst_explicit, 1e-4) << what << " other row " << i;
             }
         }
         // Per-layer log-sum-exp of the corrected rows: lse_ovr + log r.
@@ -276,6 +293,7 @@ public:
             c.override_positions = batch[0].kv_override->positions;
             c.closed_form = batch[0].kv_override->closed_form;
             c.self_sees_fresh = batch[0].kv_override->self_sees_fresh;
+            c.verifier_offset = batch[0].kv_override->verifier_offset;
         }
         c.want_attention = batch[0].want_attention;
         calls.push_back(std::move(c));
@@ -293,6 +311,7 @@ public:
     struct Call {
         std::vector<int32_t> tokens, override_positions;
         bool closed_form = false, self_sees_fresh = false, want_attention = false;
+        int verifier_offset = -1;
     };
     std::vector<Call> calls;
     std::vector<std::vector<RowStats>> stats;
@@ -322,9 +341,11 @@ CoverRun run_cover(CoverRecordingBackend& be, const ModelConfig& c, DecodeSettin
     return r;
 }
 
-TEST(StrategyCover, SessionVerifiesSeedsInTheDraftingForward) {
+// On LLaDA (row i predicts token i) and on Dream (shifted logits: row i - 1 predicts token i,
+// so the row before each seed verifies it).
+void expect_session_verifies_seeds(Family family) {
     test::ScratchDir dir("dlm-cover-session");
-    const RandomCheckpoint ck = test::write_random_checkpoint(dir.path(), Family::Llada);
+    const RandomCheckpoint ck = test::write_random_checkpoint(dir.path(), family);
     const ModelWeights weights = test::load_random_checkpoint(ck);
     CoverRecordingBackend be(make_cpu_backend(weights, {std::size_t(1) << 30, 1}));
     const ModelConfig& c = weights.config;
@@ -354,6 +375,7 @@ TEST(StrategyCover, SessionVerifiesSeedsInTheDraftingForward) {
         if (!seeds_prev.empty()) {
             EXPECT_TRUE(call.closed_form);
             EXPECT_TRUE(call.self_sees_fresh);
+            EXPECT_EQ(call.verifier_offset, c.shifted_logits ? 1 : 0);
         }
         for (int32_t p : seeds_prev) EXPECT_EQ(call.tokens[static_cast<std::size_t>(p)], c.mask_token_id);
         // Each verified seed gets exactly one of KEEP / REPLACE / REMASK, and is never a seed again now.
@@ -395,11 +417,18 @@ TEST(StrategyCover, SessionVerifiesSeedsInTheDraftingForward) {
     EXPECT_EQ(total.effective_remasks + total.flipflops, remasks);  // every remask was re-unmasked
 }
 
+TEST(StrategyCover, SessionVerifiesSeedsInTheDraftingForward) {
+    for (Family family : {Family::Llada, Family::Dream}) {
+        SCOPED_TRACE(family_name(family));
+        expect_session_verifies_seeds(family);
+    }
+}
+
 // The seed rows' statistics in the session are the leave-one-out predictions: the same forward
 // with the recompute path instead of the closed form gives the same decisions and tokens.
-TEST(StrategyCover, ClosedFormAndRecomputeGiveTheSameRun) {
+void expect_closed_form_and_recompute_agree(Family family) {
     test::ScratchDir dir("dlm-cover-session");
-    const RandomCheckpoint ck = test::write_random_checkpoint(dir.path(), Family::Llada);
+    const RandomCheckpoint ck = test::write_random_checkpoint(dir.path(), family);
     const ModelWeights weights = test::load_random_checkpoint(ck);
     DecodeSettings s;
     s.strategy = "cover";
@@ -422,6 +451,13 @@ TEST(StrategyCover, ClosedFormAndRecomputeGiveTheSameRun) {
         }
 }
 
+TEST(StrategyCover, ClosedFormAndRecomputeGiveTheSameRun) {
+    for (Family family : {Family::Llada, Family::Dream}) {
+        SCOPED_TRACE(family_name(family));
+        expect_closed_form_and_recompute_agree(family);
+    }
+}
+
 TEST(StrategyCover, RefusesWhatItCannotDo) {
     const ModelConfig llada = test::fake_config(Family::Llada);
     DecodeSettings s;
@@ -431,7 +467,7 @@ TEST(StrategyCover, RefusesWhatItCannotDo) {
     s.cfg_scale = 1.0;
     EXPECT_THROW(make_strategy(s, llada, 4), Error);
     s.cfg_scale = 0.0;
-    EXPECT_THROW(make_strategy(s, test::fake_config(Family::Dream), 4), Error);
+    EXPECT_NO_THROW(make_strategy(s, test::fake_config(Family::Dream), 4));  // verified from the row before
     s.params["cover.budget"] = "0";
     EXPECT_THROW(make_strategy(s, llada, 4), Error);
     s.params.erase("cover.budget");

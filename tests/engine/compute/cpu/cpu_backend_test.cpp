@@ -316,6 +316,15 @@ TEST(ComputeCpuBackend, BadRequestsThrowAndComputeNothing) {
         expect_error(it, "override position 1 has no K/V");
     }
     {
+        auto source = be.make_cache(n);
+        ForwardItem it = item();
+        KvOverride o;
+        o.source = source.get();
+        o.verifier_offset = 2;
+        it.kv_override = &o;
+        expect_error(it, "verifier offset 2");
+    }
+    {
         ForwardItem a = item(), b = item();
         ForwardItem both[2] = {a, b};
         try {
@@ -331,10 +340,12 @@ TEST(ComputeCpuBackend, BadRequestsThrowAndComputeNothing) {
 }
 
 // COVER: seeds are masked in the canvas, their previous K/V are injected for every other query,
-// and (self_sees_fresh) each seed's own row sees its fresh K/V: checked against the reference's
+// and (self_sees_fresh) the row verifying each seed sees its fresh K/V — the seed's own row, or
+// the row before it (verifier offset 1, shifted logits): checked against the reference's
 // independent implementation of the same view, including the per-layer lse.
 TEST(ComputeCpuBackend, KvOverrideMatchesReferenceView) {
-    for (Family family : {Family::Llada, Family::Dream}) {
+    for (Family family : {Family::Llada, Family::Dream})
+    for (int offset : {0, 1}) {
         for (bool self_sees_fresh : {true, false}) {
             auto f = make_fixture(family);
             const int n = 12, V = f->ck.config.vocab_size;
@@ -353,6 +364,7 @@ TEST(ComputeCpuBackend, KvOverrideMatchesReferenceView) {
             o.positions = seeds;
             o.source = snapshot.get();
             o.self_sees_fresh = self_sees_fresh;
+            o.verifier_offset = offset;
             auto cache = f->backend->make_cache(n);
             const auto rows = row_range(0, n);
             const auto logits = run(*f->backend, current, rows, *cache, &o, true);
@@ -363,8 +375,10 @@ TEST(ComputeCpuBackend, KvOverrideMatchesReferenceView) {
             ro.k = ref_prev.k;
             ro.v = ref_prev.v;
             ro.self_sees_fresh = self_sees_fresh;
+            ro.verifier_offset = offset;
             const ReferenceOutput ref = test::reference_forward(f->ck, current, &ro);
-            const std::string what = std::string(family_name(family)) + (self_sees_fresh ? " fresh" : " stale");
+            const std::string what = std::string(family_name(family)) + (self_sees_fresh ? " fresh" : " stale") +
+                                     " offset " + std::to_string(offset);
             EXPECT_LT(max_diff_vs_reference(logits, rows, ref), 1e-4) << what;
             const auto lse = f->backend->attention_lse(0);
             const ModelConfig& c = f->ck.config;
@@ -397,6 +411,21 @@ TEST(ComputeCpuBackend, CausalAttentionIgnoresLaterKeys) {
     const auto lb = run(*f->backend, b, row_range(0, n), *cb);
     for (int i = 0; i < 8; ++i) EXPECT_EQ(la[i], lb[i]) << "row " << i;
     EXPECT_NE(la[8], lb[8]);
+    // So a causal row cannot verify the column after it (an override's verifier offset 1).
+    auto source = f->backend->make_cache(n);
+    const std::vector<int32_t> seed = {3};
+    source->copy_rows_from(*ca, seed);
+    KvOverride o;
+    o.positions = seed;
+    o.source = source.get();
+    o.verifier_offset = 1;
+    auto cc = f->backend->make_cache(n);
+    try {
+        run(*f->backend, a, row_range(0, n), *cc, &o);
+        ADD_FAILURE() << "a causal model accepted a verifier offset of 1";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("needs a bidirectional model"), std::string::npos) << e.what();
+    }
 
     // Prefill 0..5 with nothing cached after it, then extend with 6..11.
     auto inc = f->backend->make_cache(n);
