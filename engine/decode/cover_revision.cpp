@@ -78,7 +78,7 @@ void CoverRevision::adjust_forward(int, const DecodeCanvas& canvas, std::span<co
     override_.source = snapshot_.get();
     override_.self_sees_fresh = true;
     override_.closed_form = o_.closed_form;
-    override_.verifier_offset = o_.shifted_logits ? 1 : 0;
+    override_.verifier_offset = predictor_offset();
     adjust.kv_override = &override_;
 }
 
@@ -127,9 +127,8 @@ std::vector<Revision> CoverRevision::revise(const StepContext& ctx) {
     std::vector<int> row_of(static_cast<std::size_t>(n), -1);
     for (std::size_t r = 0; r < m; ++r) row_of[static_cast<std::size_t>(rows_[r])] = static_cast<int>(r);
     // A[q -> k] with q's attention read from the row that predicts position q.
-    const int shift = o_.shifted_logits ? 1 : 0;
     auto A = [&](int q, int k) {
-        const int predictor = q - shift;
+        const int predictor = q - predictor_offset();
         const int r = predictor < 0 ? -1 : row_of[static_cast<std::size_t>(predictor)];
         return r < 0 ? 0.0 : static_cast<double>(attention[static_cast<std::size_t>(r) * n + k]);
     };

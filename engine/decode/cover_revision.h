@@ -65,6 +65,10 @@ public:
     const std::vector<int32_t>& seeds() const { return seeds_; }  // S_t, verified at the next step
 
 private:
+    // The row that predicts position p is p - predictor_offset(): the seed's own row, or under
+    // shifted logits the one before it. Both the override and the seed score read it here.
+    int predictor_offset() const { return o_.shifted_logits ? 1 : 0; }
+
     CoverOptions o_;
     Backend* backend_ = nullptr;
     KvCache* cache_ = nullptr;

@@ -191,6 +191,12 @@ WORD_PROBLEM_FORM = "sentences"
 # numbers copied first, then sorted, every number zero-padded to three digits ("003, 017, 025"), so
 # the k-th number of a list always sits at the same place (see ALIGNED); the final line is plain.
 SORTING_FORM = "plain"
+# How a letter count is written. "words": each word with its count of the letter ("bell (1)"); a
+# word is one token, so every (word, letter) count has to be memorised from the rows that ask it.
+# "spelled": each word followed by its letters, one token each ("bell: b e l l (1)"), so the count
+# compares the asked letter with the tokens right before it and only one spelling per word is
+# memorised, which every letter question about that word trains.
+COUNTING_FORM = "words"
 
 
 def aligned(x, width):
@@ -455,7 +461,10 @@ def cnt_render(p, rng):
         return f"Counting the words: {enum}.\nThe sentence has {n} words.\n#### {n}", str(n)
     ch = p["ch"]
     ws = p["sent"].split(" ")
-    parts = [f"{w} ({w.count(ch)})" for w in ws]
+    if COUNTING_FORM == "spelled":
+        parts = [f"{w}: {' '.join(w)} ({w.count(ch)})" for w in ws]
+    else:
+        parts = [f"{w} ({w.count(ch)})" for w in ws]
     n = sum(w.count(ch) for w in ws)
     expr = " + ".join(str(w.count(ch)) for w in ws)
     return (f"Checking each word for \"{ch}\": {', '.join(parts)}.\nTotal: {expr} = {n}.\n#### {n}"), str(n)
@@ -526,7 +535,7 @@ FAMILIES = {
 # Recommended generation canvas (response tokens incl. <|eot|> and <|endoftext|> tail) per
 # family: >= the longest response of the family's short styles. Written to the eval jsonl.
 GEN_LENGTH = {"multiplication": 48, "running_sum": 64, "addition": 48, "addition4": 48, "subtraction": 48, "sorting": 160,
-              "counting": 64, "word_problem": 192, "story": 96}
+              "counting": 96, "word_problem": 192, "story": 96}
 SCORED = ["addition", "addition4", "subtraction", "word_problem", "sorting", "counting"]
 
 

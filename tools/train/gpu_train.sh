@@ -119,10 +119,11 @@ init_mdlm() {
 }
 
 # The embedded models' mixture and response forms (docs/models.md §4): the multiplication family
-# trains the products of word problems, running_sum their running totals.
+# trains the products of word problems, running_sum their running totals; letter counts are
+# spelled (the guider's form; an MDLM continued here moves to it).
 MIXTURE=${MIXTURE:-addition=0.08,addition4=0.08,subtraction=0.08,multiplication=0.1,running_sum=0.14,word_problem=0.3,sorting=0.12,counting=0.08,story=0.02}
 TRAIN_AR=$(awk -v m="$AR_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
-FORMS="--word-problem-form lines --sorting-form columns --varied-wording 0.7"
+FORMS="--word-problem-form lines --sorting-form columns --counting-form spelled --varied-wording 0.7"
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
 "$PY" "$ROOT/tools/train/train.py" --model "$MDLM_KIND" --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
   --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \

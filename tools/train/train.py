@@ -387,6 +387,8 @@ def main():
                     help="how a word problem's arithmetic is written (corpus.WORD_PROBLEM_FORM)")
     ap.add_argument("--sorting-form", default="plain", choices=["plain", "columns"],
                     help="how a sorted list is written (corpus.SORTING_FORM)")
+    ap.add_argument("--counting-form", default="words", choices=["words", "spelled"],
+                    help="how a letter count is written (corpus.COUNTING_FORM)")
     a = ap.parse_args()
     # Both act on suffix-masked MDLM sequences only: refuse them where they would do nothing.
     diffusion = a.model in ("mdlm", "dream")
@@ -403,6 +405,7 @@ def main():
     corpus.VARIED_WORDING = a.varied_wording
     corpus.WORD_PROBLEM_FORM = a.word_problem_form
     corpus.SORTING_FORM = a.sorting_form
+    corpus.COUNTING_FORM = a.counting_form
     corpus.ALIGNED = "" if a.aligned_arithmetic == "plain" else a.aligned_arithmetic
     C.keep_freed_memory()
 
