@@ -21,6 +21,7 @@ void HeatmapItem::setRun(RunView* r) {
     if (run_) {
         connect(run_, &RunView::runReset, this, &HeatmapItem::rebuild);
         connect(run_, &RunView::stepCountChanged, this, &HeatmapItem::onStepsFlushed);
+        connect(run_, &RunView::plannedStepsChanged, this, &HeatmapItem::onPlannedSteps);
         connect(run_, &RunView::viewStepChanged, this, &HeatmapItem::onViewStep);
     }
     rebuild();
@@ -53,6 +54,11 @@ void HeatmapItem::onStepsFlushed() {
     if (run_) kl_.appendSteps(run_->history());
     update();
     Q_EMIT repainted();
+}
+
+void HeatmapItem::onPlannedSteps() {
+    reveal_.reset(run_ ? run_->positions() : 0, run_ ? run_->plannedSteps() : 1);
+    onViewStep();
 }
 
 void HeatmapItem::onViewStep() {

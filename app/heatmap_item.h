@@ -46,6 +46,7 @@ protected:
 private:
     void rebuild();
     void onStepsFlushed();
+    void onPlannedSteps();  // a run past its steps setting: the reveal colours rescale
     void onViewStep();
     QRectF plotRect() const;
     QRectF barRect() const;

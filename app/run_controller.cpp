@@ -143,7 +143,7 @@ void RunController::onRunFinished(quint64 runId, const TraceSummaryPtr& summary,
     if (!v) return;
     frame_timer_.stop();
     applyFrame();
-    v->finish(summary);
+    v->finish(summary, cancelled);
     if (!cancelled && runId == compare_b_pending_) {
         compare_b_pending_ = 0;
         const bool other = compare_on_other_ && !model_->otherModel().isEmpty();
@@ -153,8 +153,12 @@ void RunController::onRunFinished(quint64 runId, const TraceSummaryPtr& summary,
         return;
     }
     setRunning(false, false);
+    const int unfinished = v->unfinishedPositions();
     Q_EMIT statusMessage(cancelled ? tr("Stopped after %1 steps").arg(v->stepCount())
-                                   : tr("Done: %1 steps, %2 s").arg(summary->steps).arg(summary->wall_s, 0, 'f', 2));
+                         : unfinished > 0
+                             ? tr("Ended at the step limit: %1 steps, %2 s, %3 positions still masked")
+                                   .arg(summary->steps).arg(summary->wall_s, 0, 'f', 2).arg(unfinished)
+                             : tr("Done: %1 steps, %2 s").arg(summary->steps).arg(summary->wall_s, 0, 'f', 2));
     Q_EMIT runCompleted(!cancelled);
 }
 

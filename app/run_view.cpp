@@ -8,9 +8,9 @@
 
 RunView::RunView(QObject* parent) : QObject(parent) {}
 
-int RunView::plannedSteps() const {
+int RunView::plannedStepsAt(int shown_steps) const {
     const auto& h = history_.header();
-    return h ? std::max(h->steps, history_.stepCount()) : history_.stepCount();
+    return h ? std::max(h->steps, shown_steps) : shown_steps;
 }
 
 int RunView::blockLength() const {
@@ -22,11 +22,13 @@ void RunView::begin(TraceHeaderPtr header) {
     history_.reset(std::move(header));
     expected_answer_ = answer_lookup_ && history_.header() ? answer_lookup_(promptText()) : QString();
     flushed_ = 0;
+    cancelled_ = false;
     view_step_ = -1;
     stats_.clear();
     canvas_.resetLayout(history_.positionCount(), blockLength());
     setFollowing(true);
     Q_EMIT runReset();
+    Q_EMIT plannedStepsChanged();
     Q_EMIT stepCountChanged();
     Q_EMIT viewStepChanged();
     Q_EMIT summaryChanged();
@@ -44,7 +46,8 @@ void RunView::record(StepTracePtr step) {
     Q_EMIT stepsRecorded();
 }
 
-void RunView::finish(TraceSummaryPtr summary) {
+void RunView::finish(TraceSummaryPtr summary, bool cancelled) {
+    cancelled_ = cancelled;
     history_.setSummary(std::move(summary));
     Q_EMIT summaryChanged();
     Q_EMIT viewStepChanged();  // the answer text switches to the decoded summary text
@@ -54,8 +57,10 @@ void RunView::flush() {
     if (flushed_ == history_.stepCount()) return;
     if (history_.positionCount() != canvas_.rowCount()) canvas_.resetLayout(history_.positionCount(), blockLength());
     stats_.syncTo(history_);
+    const int planned_before = plannedStepsAt(flushed_);
     flushed_ = history_.stepCount();
     Q_EMIT stepCountChanged();
+    if (plannedStepsAt(flushed_) != planned_before) Q_EMIT plannedStepsChanged();
     if (following_) {
         view_step_ = flushed_ - 1;
         canvas_.show(history_.stepPtr(view_step_));
@@ -149,6 +154,13 @@ QString RunView::verdict() const {
     if (!complete() || expected_answer_.isEmpty()) return {};
     return dlm::answer_matches(predictedAnswer().toStdString(), expected_answer_.toStdString()) ? QStringLiteral("correct")
                                                                                               : QStringLiteral("wrong");
+}
+
+int RunView::unfinishedPositions() const {
+    if (!complete() || cancelled_ || history_.empty()) return 0;
+    int masked = 0;
+    for (const auto& p : history_.step(history_.stepCount() - 1).positions) masked += p.state == dlm::PosState::Masked;
+    return masked;
 }
 
 QVariantMap RunView::totals() const {

@@ -19,7 +19,9 @@ class RunView : public QObject {
     Q_PROPERTY(CanvasModel* canvas READ canvas CONSTANT)
     Q_PROPERTY(StepStatsModel* stats READ stats CONSTANT)
     Q_PROPERTY(int stepCount READ stepCount NOTIFY stepCountChanged)
-    Q_PROPERTY(int plannedSteps READ plannedSteps NOTIFY runReset)
+    // The header's steps, or the steps recorded once a strategy runs past them (COVER's and the
+    // other revision strategies' step limits lie beyond the steps setting): the charts' x range.
+    Q_PROPERTY(int plannedSteps READ plannedSteps NOTIFY plannedStepsChanged)
     Q_PROPERTY(int viewStep READ viewStep WRITE setViewStep NOTIFY viewStepChanged)
     Q_PROPERTY(bool following READ following WRITE setFollowing NOTIFY followingChanged)
     Q_PROPERTY(int positions READ positions NOTIFY runReset)
@@ -39,6 +41,10 @@ class RunView : public QObject {
     Q_PROPERTY(QString expectedAnswer READ expectedAnswer NOTIFY runReset)
     Q_PROPERTY(QString predictedAnswer READ predictedAnswer NOTIFY summaryChanged)
     Q_PROPERTY(QString verdict READ verdict NOTIFY summaryChanged)
+    // Positions still masked when the run ended on its own: the strategy's step limit came first
+    // (a revision strategy that keeps remasking, say), so the answer is unfinished. 0 while the run
+    // goes on, when every position was decoded, and when the user stopped it.
+    Q_PROPERTY(int unfinishedPositions READ unfinishedPositions NOTIFY summaryChanged)
     // Where the run is decoded: "tiny-mdlm (local)", "tiny-mdlm on ws://host:port"; empty for a trace.
     Q_PROPERTY(QString source READ source NOTIFY sourceChanged)
 
@@ -52,7 +58,7 @@ public:
     // A new run (live or opened from a trace).
     void begin(TraceHeaderPtr header);
     void record(StepTracePtr step);  // cheap: stored now, shown at the next flush()
-    void finish(TraceSummaryPtr summary);
+    void finish(TraceSummaryPtr summary, bool cancelled = false);
     void clear();
     QString source() const { return source_; }
     void setSource(const QString& source) {
@@ -64,7 +70,7 @@ public:
     void flush();
 
     int stepCount() const { return history_.stepCount(); }
-    int plannedSteps() const;
+    int plannedSteps() const { return plannedStepsAt(flushed_); }
     int viewStep() const { return view_step_; }
     void setViewStep(int step);
     bool following() const { return following_; }
@@ -83,6 +89,7 @@ public:
     QString expectedAnswer() const { return expected_answer_; }
     QString predictedAnswer() const;
     QString verdict() const;
+    int unfinishedPositions() const;
     // Maps a run's prompt to its known answer ("" when none); consulted when a run begins.
     void setAnswerLookup(std::function<QString(const QString& prompt)> lookup) { answer_lookup_ = std::move(lookup); }
 
@@ -95,6 +102,7 @@ public:
 Q_SIGNALS:
     void runReset();
     void stepCountChanged();
+    void plannedStepsChanged();
     void viewStepChanged();
     void followingChanged();
     void summaryChanged();
@@ -102,6 +110,8 @@ Q_SIGNALS:
     void sourceChanged();
 
 private:
+    int plannedStepsAt(int shown_steps) const;
+
     RunHistory history_;
     CanvasModel canvas_;
     StepStatsModel stats_;
@@ -111,4 +121,5 @@ private:
     int flushed_ = 0;
     std::function<QString(const QString&)> answer_lookup_;
     QString expected_answer_;
+    bool cancelled_ = false;
 };

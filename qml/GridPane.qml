@@ -119,6 +119,29 @@ Rectangle {
                             .arg(pane.run.expectedAnswer)
             }
         }
+        // The strategy's step limit ended the run before every position was decoded: say so, so an
+        // unfinished answer is not read as the model's last word.
+        Rectangle {
+            objectName: "unfinishedBadge"
+            visible: pane.run !== null && pane.run.unfinishedPositions > 0
+            Layout.fillWidth: true
+            implicitHeight: unfinishedText.implicitHeight + 8
+            radius: 4
+            color: "#3d3218"
+            border.color: Theme.warn
+            Text {
+                id: unfinishedText
+                anchors.fill: parent
+                anchors.margins: 4
+                verticalAlignment: Text.AlignVCenter
+                color: Theme.text
+                font.pixelSize: Theme.body
+                wrapMode: Text.Wrap
+                text: !pane.run || pane.run.unfinishedPositions === 0 ? ""
+                      : qsTr("Unfinished: the step limit ended the run after %1 steps with %2 positions still masked")
+                            .arg(pane.run.stepCount).arg(pane.run.unfinishedPositions)
+            }
+        }
     }
 
     // Hover card: the hovered cell's token, state and best candidates at the shown step.

@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "app_controller.h"
+#include "run_view.h"
 #include "fake_decode_engine.h"
 #include "synthetic_run.h"
 
@@ -267,6 +268,58 @@ private Q_SLOTS:
         playRun(e, e.runs.last().id);
         app.runs()->applyFrame();
         QCOMPARE(app.runs()->run()->stepCount(), int(r.steps.size()));
+    }
+
+    // A run that ends with positions still masked (the strategy's step limit came first) says so;
+    // one that decoded everything, or that the user stopped, does not.
+    void aRunEndedByItsStepLimitIsMarkedUnfinished() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        const SyntheticRun r = makeSyntheticRun(16, 4);
+        auto last = std::make_shared<dlm::StepTrace>(*r.steps.back());
+        for (int pos : {3, 9}) last->positions[size_t(pos)].state = dlm::PosState::Masked;
+        auto play = [&](bool capped, bool cancelled) {
+            app.runs()->runDecode();
+            const quint64 id = e.runs.last().id;
+            Q_EMIT e.runStarted(id, r.header, {});
+            for (size_t i = 0; i + 1 < r.steps.size(); ++i) Q_EMIT e.stepReady(id, r.steps[i]);
+            Q_EMIT e.stepReady(id, capped ? StepTracePtr(last) : r.steps.back());
+            Q_EMIT e.runFinished(id, summaryOf(int(r.steps.size())), cancelled);
+            app.runs()->applyFrame();
+        };
+        play(/*capped=*/true, /*cancelled=*/false);
+        QCOMPARE(app.runs()->run()->unfinishedPositions(), 2);
+        QVERIFY2(app.status().contains("step limit") && app.status().contains("2 positions still masked"),
+                 qPrintable(app.status()));
+        play(/*capped=*/false, /*cancelled=*/false);
+        QCOMPARE(app.runs()->run()->unfinishedPositions(), 0);
+        QVERIFY2(app.status().startsWith("Done"), qPrintable(app.status()));
+        play(/*capped=*/true, /*cancelled=*/true);
+        QCOMPARE(app.runs()->run()->unfinishedPositions(), 0);  // stopped by the user, not by the limit
+        QVERIFY2(app.status().startsWith("Stopped"), qPrintable(app.status()));
+    }
+
+    // The charts' x range is plannedSteps: it follows a run that goes on past its steps setting
+    // (a revision strategy's step limit is beyond it), and says so when it grows.
+    void plannedStepsFollowARunPastItsStepsSetting() {
+        RunView v;
+        const SyntheticRun r = makeSyntheticRun(16, 4);
+        v.begin(r.header);
+        QSignalSpy grew(&v, &RunView::plannedStepsChanged);
+        for (const auto& s : r.steps) v.record(s);
+        v.flush();
+        QCOMPARE(v.plannedSteps(), 4);
+        QCOMPARE(grew.count(), 0);
+        for (int i = 4; i < 7; ++i) {
+            auto more = std::make_shared<dlm::StepTrace>(*r.steps.back());
+            more->step = i;
+            v.record(more);
+        }
+        QCOMPARE(v.plannedSteps(), 4);  // recorded, not shown yet
+        v.flush();
+        QCOMPARE(v.plannedSteps(), 7);
+        QCOMPARE(grew.count(), 1);
     }
 
     void pauseStepAndResumeReachTheEngine() {
