@@ -45,9 +45,8 @@ void HeatmapItem::setEpsilon(double e) {
 void HeatmapItem::rebuild() {
     const int n = run_ ? run_->positions() : 0;
     kl_.reset(n);
-    reveal_.reset(n, run_ ? run_->plannedSteps() : 1);
     onStepsFlushed();
-    onViewStep();
+    onPlannedSteps();  // resets the reveal image and shows the viewed step
 }
 
 void HeatmapItem::onStepsFlushed() {

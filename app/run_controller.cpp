@@ -153,12 +153,14 @@ void RunController::onRunFinished(quint64 runId, const TraceSummaryPtr& summary,
         return;
     }
     setRunning(false, false);
-    const int unfinished = v->unfinishedPositions();
-    Q_EMIT statusMessage(cancelled ? tr("Stopped after %1 steps").arg(v->stepCount())
-                         : unfinished > 0
-                             ? tr("Ended at the step limit: %1 steps, %2 s, %3 positions still masked")
-                                   .arg(summary->steps).arg(summary->wall_s, 0, 'f', 2).arg(unfinished)
-                             : tr("Done: %1 steps, %2 s").arg(summary->steps).arg(summary->wall_s, 0, 'f', 2));
+    if (cancelled) {
+        Q_EMIT statusMessage(tr("Stopped after %1 steps").arg(v->stepCount()));
+    } else {
+        const QString took = tr("%1 steps, %2 s").arg(summary->steps).arg(summary->wall_s, 0, 'f', 2);
+        const int unfinished = v->unfinishedPositions();
+        Q_EMIT statusMessage(unfinished > 0 ? tr("Ended at the step limit: %1, %2 positions still masked").arg(took).arg(unfinished)
+                                            : tr("Done: %1").arg(took));
+    }
     Q_EMIT runCompleted(!cancelled);
 }
 

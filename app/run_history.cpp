@@ -6,6 +6,7 @@
 void RunHistory::reset(TraceHeaderPtr header) {
     header_ = std::move(header);
     summary_.reset();
+    stopped_ = false;
     steps_.clear();
     totals_.clear();
     timeline_.reset(header_ ? header_->gen_length : 0);

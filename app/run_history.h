@@ -21,10 +21,16 @@ class RunHistory {
 public:
     void reset(TraceHeaderPtr header);
     void append(StepTracePtr step);  // steps arrive in order; throws std::logic_error otherwise
-    void setSummary(TraceSummaryPtr summary) { summary_ = std::move(summary); }
+    // `stopped`: the user stopped the run; its summary covers the steps done, and a trace file of
+    // it is written cut short (no summary line), as the trace format says.
+    void setSummary(TraceSummaryPtr summary, bool stopped = false) {
+        summary_ = std::move(summary);
+        stopped_ = stopped;
+    }
 
     const TraceHeaderPtr& header() const { return header_; }
     const TraceSummaryPtr& summary() const { return summary_; }
+    bool stopped() const { return stopped_; }
     int stepCount() const { return int(steps_.size()); }
     bool empty() const { return steps_.empty(); }
     const dlm::StepTrace& step(int i) const { return *steps_.at(size_t(i)); }
@@ -43,6 +49,7 @@ public:
 private:
     TraceHeaderPtr header_;
     TraceSummaryPtr summary_;
+    bool stopped_ = false;
     std::vector<StepTracePtr> steps_;
     std::vector<StepTotals> totals_;
     dlm::PositionTimeline timeline_;

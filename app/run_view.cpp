@@ -22,7 +22,6 @@ void RunView::begin(TraceHeaderPtr header) {
     history_.reset(std::move(header));
     expected_answer_ = answer_lookup_ && history_.header() ? answer_lookup_(promptText()) : QString();
     flushed_ = 0;
-    cancelled_ = false;
     view_step_ = -1;
     stats_.clear();
     canvas_.resetLayout(history_.positionCount(), blockLength());
@@ -47,8 +46,7 @@ void RunView::record(StepTracePtr step) {
 }
 
 void RunView::finish(TraceSummaryPtr summary, bool cancelled) {
-    cancelled_ = cancelled;
-    history_.setSummary(std::move(summary));
+    history_.setSummary(std::move(summary), cancelled);
     Q_EMIT summaryChanged();
     Q_EMIT viewStepChanged();  // the answer text switches to the decoded summary text
 }
@@ -157,7 +155,7 @@ QString RunView::verdict() const {
 }
 
 int RunView::unfinishedPositions() const {
-    if (!complete() || cancelled_ || history_.empty()) return 0;
+    if (!complete() || history_.stopped() || history_.empty()) return 0;
     int masked = 0;
     for (const auto& p : history_.step(history_.stepCount() - 1).positions) masked += p.state == dlm::PosState::Masked;
     return masked;

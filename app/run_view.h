@@ -121,5 +121,4 @@ private:
     int flushed_ = 0;
     std::function<QString(const QString&)> answer_lookup_;
     QString expected_answer_;
-    bool cancelled_ = false;
 };

@@ -16,6 +16,6 @@ void writeTraceFile(const RunHistory& run, const std::filesystem::path& path) {
     dlm::TraceWriter w(path);
     w.write_header(*run.header());
     for (int i = 0; i < run.stepCount(); ++i) w.write_step(run.step(i));
-    if (run.summary()) w.write_summary(*run.summary());
+    if (run.summary() && !run.stopped()) w.write_summary(*run.summary());  // a stopped run is cut short
     w.flush();
 }

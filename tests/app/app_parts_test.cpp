@@ -2,12 +2,14 @@
 // them, against a fake engine that answers when the test says so: load tickets, cancelling,
 // backend switching, validation order and compare pairing, without a model or a thread.
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "app_controller.h"
 #include "run_view.h"
 #include "fake_decode_engine.h"
 #include "synthetic_run.h"
+#include "trace/trace_io.h"
 
 namespace {
 
@@ -298,6 +300,15 @@ private Q_SLOTS:
         play(/*capped=*/true, /*cancelled=*/true);
         QCOMPARE(app.runs()->run()->unfinishedPositions(), 0);  // stopped by the user, not by the limit
         QVERIFY2(app.status().startsWith("Stopped"), qPrintable(app.status()));
+        // Saved, the stopped run is cut short (no summary line), so reopening it cannot mistake the
+        // stop for the step limit; a run that ended on its own keeps its summary.
+        QTemporaryDir dir;
+        const QString stopped = dir.filePath("stopped.jsonl"), capped = dir.filePath("capped.jsonl");
+        QVERIFY(app.runs()->saveTrace(stopped));
+        QVERIFY(!dlm::read_trace(stopped.toStdString()).summary);
+        play(/*capped=*/true, /*cancelled=*/false);
+        QVERIFY(app.runs()->saveTrace(capped));
+        QVERIFY(dlm::read_trace(capped.toStdString()).summary);
     }
 
     // The charts' x range is plannedSteps: it follows a run that goes on past its steps setting
