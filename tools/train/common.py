@@ -69,7 +69,18 @@ def encode_response(resp):
 
 
 def decode(ids):
-    return sp().decode([i for i in ids if i > ASSISTANT])
+    # An untrained model samples ids past the SentencePiece vocabulary (the embedding table is
+    # rounded up): they stand for no text, and sentencepiece refuses them.
+    n = sp().get_piece_size()
+    return sp().decode([i for i in ids if ASSISTANT < i < n])
+
+
+def load_checkpoint(path):
+    """One of train.py's own checkpoints. They hold the run's arguments and provenance (plain
+    Python objects, torch's version among them), which PyTorch >= 2.6 refuses to unpickle by
+    default; these files are written by this project, so a full load is safe."""
+    import torch
+    return torch.load(path, map_location="cpu", weights_only=False)
 
 
 # ------------------------------------------------------------ configs

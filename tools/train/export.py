@@ -89,7 +89,7 @@ def tokenizer_files(out, kind):
 
 
 def export(ckpt, out, golden=True):
-    s = torch.load(ckpt, map_location="cpu")
+    s = C.load_checkpoint(ckpt)
     kind, cfg = s["kind"], s["config"]
     os.makedirs(out, exist_ok=True)
     ts = tensors_for(kind, s["model"], cfg)
@@ -111,7 +111,7 @@ def export(ckpt, out, golden=True):
             "storage_dtype": "BF16"}
     init = (s.get("args") or {}).get("init_from")
     if init and os.path.exists(init):  # grown model (tools/train/grow.py): keep stage 1's provenance
-        prov["grown_from"] = torch.load(init, map_location="cpu").get("grown_from")
+        prov["grown_from"] = C.load_checkpoint(init).get("grown_from")
         if isinstance(prov["grown_from"], dict) and "train_minutes" in prov["grown_from"]:
             prov["total_train_minutes"] = round(prov["train_minutes"] + prov["grown_from"]["train_minutes"], 1)
     with open(os.path.join(out, "training.json"), "w") as f:

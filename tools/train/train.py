@@ -441,7 +441,7 @@ def main():
     ck = os.path.join(work, "ckpt.pt")
     step, elapsed, tokens = 0, 0.0, 0
     if os.path.exists(ck) and not a.bench:
-        s = torch.load(ck, map_location="cpu")
+        s = C.load_checkpoint(ck)
         model.load_state_dict(s["model"])
         opt.load_state_dict(s["opt"])
         step, elapsed, tokens = s["step"], s["elapsed"], s.get("tokens", 0)
@@ -452,7 +452,7 @@ def main():
             a.shipped_history = history
         print(f"resumed from {ck} at step {step} ({elapsed / 60:.1f} min)", flush=True)
     elif a.init_from:
-        model.load_state_dict(torch.load(a.init_from, map_location="cpu")["model"])
+        model.load_state_dict(C.load_checkpoint(a.init_from)["model"])
         print(f"initialised from {a.init_from}", flush=True)
     elif a.init_from_shipped:
         from grow import load_shipped
