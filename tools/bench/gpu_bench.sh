@@ -12,7 +12,7 @@
 # 4. runs the eager PyTorch + SDPA reference on the same checkpoint and grid
 #                                          -> OUT_DIR/torch-bench.json
 # 5. end-to-end decodes per preset (bench --section decode)   -> OUT_DIR/decode-bench.{json,md}
-# 6. Nsight Compute on one dense step       -> OUT_DIR/ncu-kernels.csv, ncu-gemms.csv
+# 6. Nsight Compute on one dense step       -> OUT_DIR/ncu-kernels.csv, ncu-gemms.csv, ncu-stalls.csv, ncu-digest.md
 # 7. writes the comparison and the goals   -> OUT_DIR/summary.md (also printed)
 # Before the timings: the GPU tests (-> gpu-tests.json) and CPU-vs-CUDA decode parity on the
 # embedded model (tools/bench/gpu_parity.py -> parity.md).
@@ -226,6 +226,13 @@ if want profile && [ "$PROFILE" = 1 ] && command -v ncu >/dev/null; then
     >"$OUT/ncu-kernels.csv" 2>"$OUT/ncu.err" || echo "!! ncu (own kernels) did not finish (see ncu.err)"
   ncu_step -k 'regex:gemm|nvjet|xmma|cutlass' --launch-skip 29 --launch-count 8 \
     >"$OUT/ncu-gemms.csv" 2>>"$OUT/ncu.err" || echo "!! ncu (GEMMs) did not finish (see ncu.err)"
+  # The attention kernel's stall reasons one by one (the sections give only the largest, as a
+  # rule's text); its own pass, so that a metric this ncu lacks costs this table alone.
+  ncu_step -k 'regex:flash_attention' --launch-count 1 \
+    --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+    >"$OUT/ncu-stalls.csv" 2>>"$OUT/ncu.err" || echo "!! ncu (attention stalls) did not finish (see ncu.err)"
+  run "$PY" "$ROOT/tools/bench/ncu_digest.py" --kernels "$OUT/ncu-kernels.csv" --gemms "$OUT/ncu-gemms.csv" \
+    --stalls "$OUT/ncu-stalls.csv" --out "$OUT/ncu-digest.md" >/dev/null || echo "!! the Nsight Compute digest failed"
 fi
 
 # --- 5. the summary -----------------------------------------------------------------------------

@@ -4,11 +4,14 @@ temperature 0 on both backends must generate identical token ids.
 
   python3 tools/bench/gpu_parity.py --cli PATH/dlmscope-cli [--model resources/models/tiny-mdlm]
       [--strategies baseline,surelock,fast-dllm,cover,wino] [--per-family 1] [--out FILE.md]
+      [--jobs N]
 
 One prompt per task family of resources/eval/test.jsonl (at its gen_length) by default. Prints a
-markdown table (and writes it to --out); exits 1 when any pair differs or a run fails.
+markdown table (and writes it to --out, rewritten as each pair is decided, so a time limit leaves
+every finished pair on file); exits 1 when any pair differs or a run fails.
 """
 import argparse
+import concurrent.futures
 import json
 import math
 import os
@@ -107,6 +110,30 @@ def describe_parting(cli, model, strategy, ex):
     return f"step {step}, {text}{verdict}", bool(tie)
 
 
+def compare(cli, model, strategy, ex):
+    """One prompt through one preset on both backends: (table line, differs, parted at a near-tie)."""
+    cpu, cpu_err, _ = run(cli, model, "cpu", strategy, ex["prompt"], ex["gen_length"])
+    gpu, gpu_err, _ = run(cli, model, "cuda", strategy, ex["prompt"], ex["gen_length"])
+    head = f"| {strategy} | {ex['family']} | {ex['gen_length']} |"
+    if cpu is None or gpu is None:
+        why = cpu_err if cpu is None else gpu_err
+        return f"{head} **run failed** | | {why.replace('|', '/')} | |", True, False
+    if gpu.get("backend") != "cuda":
+        return f"{head} **not on CUDA** ({gpu_err.replace('|', '/')}) | | | |", True, False
+    a_ids, b_ids = cpu["generated_ids"], gpu["generated_ids"]
+    same = a_ids == b_ids
+    # The first differing position; where one is a prefix of the other, the end of the shorter.
+    first = next((i for i, (x, y) in enumerate(zip(a_ids, b_ids)) if x != y), min(len(a_ids), len(b_ids)))
+    where, tie = "", False
+    if not same:
+        parting, tie = describe_parting(cli, model, strategy, ex)
+        at = [ids[first] if first < len(ids) else "end" for ids in (a_ids, b_ids)]
+        where = f"ids differ from position {first} ({at[0]} vs {at[1]}); parted at {parting}"
+    text = gpu["text"].replace("\n", " ⏎ ").replace("|", "/")[:80]
+    return (f"{head} {'yes' if same else '**no**'} | {cpu['steps']} / {gpu['steps']} | "
+            f"{where.replace('|', '/')} | {text} |"), not same, bool(tie)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", required=True)
@@ -115,6 +142,8 @@ def main():
     ap.add_argument("--strategies", default="baseline,surelock,fast-dllm,cover,wino")
     ap.add_argument("--per-family", type=int, default=1)
     ap.add_argument("--out", default="")
+    ap.add_argument("--jobs", type=int, default=min(8, os.cpu_count() or 1),
+                    help="prompt/preset pairs decoded side by side (default: min(8, cores))")
     a = ap.parse_args()
 
     seen, prompts = {}, []
@@ -125,46 +154,37 @@ def main():
                 seen[ex["family"]] = seen.get(ex["family"], 0) + 1
                 prompts.append(ex)
 
-    lines = ["| preset | family | gen | identical ids | steps cpu / cuda | first difference | cuda text |",
-             "|---|---|---|---|---|---|---|"]
-    failures = near_ties = 0
-    for strategy in a.strategies.split(","):
-        for ex in prompts:
-            cpu, cpu_err, _ = run(a.cli, a.model, "cpu", strategy, ex["prompt"], ex["gen_length"])
-            gpu, gpu_err, _ = run(a.cli, a.model, "cuda", strategy, ex["prompt"], ex["gen_length"])
-            if cpu is None or gpu is None:
-                failures += 1
-                why = cpu_err if cpu is None else gpu_err
-                lines.append(f"| {strategy} | {ex['family']} | {ex['gen_length']} | **run failed** | | {why.replace('|', '/')} | |")
-                continue
-            if gpu.get("backend") != "cuda":
-                failures += 1
-                lines.append(f"| {strategy} | {ex['family']} | {ex['gen_length']} | **not on CUDA** ({gpu_err.replace('|', '/')}) | | | |")
-                continue
-            a_ids, b_ids = cpu["generated_ids"], gpu["generated_ids"]
-            same = a_ids == b_ids
-            # The first differing position; where one is a prefix of the other, the end of the shorter.
-            first = next((i for i, (x, y) in enumerate(zip(a_ids, b_ids)) if x != y), min(len(a_ids), len(b_ids)))
-            failures += 0 if same else 1
-            where = ""
-            if not same:
-                parting, tie = describe_parting(a.cli, a.model, strategy, ex)
-                near_ties += tie
-                at = [ids[first] if first < len(ids) else "end" for ids in (a_ids, b_ids)]
-                where = f"ids differ from position {first} ({at[0]} vs {at[1]}); parted at {parting}"
-            text = gpu["text"].replace("\n", " ⏎ ").replace("|", "/")[:80]
-            lines.append(f"| {strategy} | {ex['family']} | {ex['gen_length']} | {'yes' if same else '**no**'} | "
-                         f"{cpu['steps']} / {gpu['steps']} | {where.replace('|', '/')} | {text} |")
-            print(lines[-1], flush=True)
-    total = len(a.strategies.split(",")) * len(prompts)
-    summary = (f"{total - failures} of {total} decodes identical on CPU and CUDA (temperature 0, ids compared)"
-               + (f"; of the {failures} others, {near_ties} parted first at a near-tie (logit margin under {NEAR_TIE})."
-                  if failures else "."))
-    doc = "\n".join(lines + ["", summary]) + "\n"
+    header = ["| preset | family | gen | identical ids | steps cpu / cuda | first difference | cuda text |",
+              "|---|---|---|---|---|---|---|"]
+    pairs = [(strategy, ex) for strategy in a.strategies.split(",") for ex in prompts]
+    rows = [None] * len(pairs)  # (table line, differs, near-tie) in the order of `pairs`
+
+    def write(final):
+        done = [r for r in rows if r is not None]
+        failures = sum(r[1] for r in done)
+        near_ties = sum(r[2] for r in done)
+        summary = (f"{len(done) - failures} of {len(done)} decodes identical on CPU and CUDA (temperature 0, ids compared)"
+                   + (f"; of the {failures} others, {near_ties} parted first at a near-tie (logit margin under {NEAR_TIE})."
+                      if failures else "."))
+        if not final:  # a time limit may stop the run: the file always holds every pair decided so far
+            summary += f" Partial: {len(done)} of {len(pairs)} pairs decided so far."
+        doc = "\n".join(header + [r[0] for r in done] + ["", summary]) + "\n"
+        if a.out:
+            with open(a.out + ".tmp", "w") as f:
+                f.write(doc)
+            os.replace(a.out + ".tmp", a.out)
+        return doc, failures
+
+    # Pairs run side by side (each decode is one CPU thread on the embedded model): the CPU
+    # decodes dominate, and a GPU session runs this beside training.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        futures = {pool.submit(compare, a.cli, a.model, strategy, ex): i for i, (strategy, ex) in enumerate(pairs)}
+        for fut in concurrent.futures.as_completed(futures):
+            rows[futures[fut]] = fut.result()
+            print(rows[futures[fut]][0], flush=True)
+            write(final=False)
+    doc, failures = write(final=True)
     print(doc)
-    if a.out:
-        with open(a.out, "w") as f:
-            f.write(doc)
     sys.exit(1 if failures else 0)
 
 
