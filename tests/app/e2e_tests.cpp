@@ -182,6 +182,24 @@ private Q_SLOTS:
             if (scarcest > best) best = scarcest, shown = i;
         }
         c.runs()->setViewStep(shown);
+        // A well-trained model locks a position one step after unmasking it, so a step holds one
+        // to three active cells, often below the grid's fold: scroll the first into view, as a
+        // user would to watch it.
+        int activePos = -1;
+        for (const auto& p : c.runs()->run()->history().step(shown).positions)
+            if (p.state == dlm::PosState::Active) {
+                activePos = p.pos;
+                break;
+            }
+        QVERIFY(activePos >= 0);
+        QQuickItem* grid = w.find<QQuickItem>("denoiseGrid");
+        QVERIFY(grid && grid->parentItem() && grid->parentItem()->parentItem());
+        QQuickItem* flick = grid->parentItem()->parentItem();  // the ScrollView's Flickable
+        QVERIFY(flick->property("contentY").isValid());
+        QRectF cell;
+        QVERIFY(QMetaObject::invokeMethod(grid, "cellRect", Q_RETURN_ARG(QRectF, cell), Q_ARG(int, activePos)));
+        flick->setProperty("contentY", std::max(0.0, std::min(cell.center().y() - flick->height() / 2,
+                                                              grid->height() - flick->height())));
         QTest::qWait(300);
         const QImage shot = w.window->grabWindow();
         QVERIFY(!shot.isNull());
