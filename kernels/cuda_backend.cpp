@@ -108,7 +108,7 @@ public:
         stream_ = std::make_shared<cuda::CudaStream>(options.device);
         weights_ = std::make_unique<cuda::CudaWeights>(weights, *stream_);
         gemm_ = std::make_unique<cuda::CublasGemm>(stream_->get());
-        pack_ = std::make_unique<cuda::UploadPack>(stream_->get());
+        pack_ = std::make_unique<cuda::UploadPack>(*stream_);
         row_stats_ = std::make_unique<cuda::CudaRowStats>(stream_);
         // RoPE frequencies exactly as the CPU RopeTable rounds them.
         const int half = config_.head_dim / 2;
@@ -157,6 +157,7 @@ public:
         return download(it.probs, static_cast<std::size_t>(it.m) * it.n, "attention probabilities");
     }
     uint64_t rows_computed() const override { return rows_computed_; }
+    TransferTotals transfers() const override { return stream_->transfers(); }
 
 private:
     const ItemRun& output(int item) const {
@@ -169,8 +170,7 @@ private:
         std::vector<float> host(count);
         if (count == 0) return host;
         stream_->activate();
-        cuda::check(cudaMemcpyAsync(host.data(), src, count * sizeof(float), cudaMemcpyDeviceToHost, stream_->get()),
-                    what);
+        stream_->copy(host.data(), src, count * sizeof(float), cudaMemcpyDeviceToHost, what);
         stream_->synchronize(what);
         return host;
     }

@@ -57,7 +57,7 @@ RowStats to_row_stats(const DeviceRowStats& d, int32_t position, int display_k) 
 }  // namespace
 
 CudaRowStats::CudaRowStats(std::shared_ptr<const CudaStream> stream)
-    : stream_(std::move(stream)), pack_(stream_->get()) {}
+    : stream_(std::move(stream)), pack_(*stream_) {}
 
 CudaRowStats::~CudaRowStats() = default;
 
@@ -132,9 +132,8 @@ std::vector<RowStats> CudaRowStats::on_device(const RowStatsRequest& req, const 
     a.display_k = display_k;
     a.out = device_out_.get();
     launch_row_stats(a, stream_->get());
-    check(cudaMemcpyAsync(host_out_.get(), device_out_.get(), R * sizeof(DeviceRowStats), cudaMemcpyDeviceToHost,
-                          stream_->get()),
-          "row statistics download");
+    stream_->copy(host_out_.get(), device_out_.get(), R * sizeof(DeviceRowStats), cudaMemcpyDeviceToHost,
+                  "row statistics download");
     stream_->synchronize("row statistics");
 
     std::vector<RowStats> result(R);
@@ -183,7 +182,6 @@ std::vector<RowStats> CudaRowStats::on_cpu(const RowStatsRequest& req, const flo
     float* post_rows = prev_rows + chunk * V;
     std::vector<std::vector<float>> cfg_scratch(static_cast<std::size_t>(pool_->size()));
     std::vector<RowStats> result(R);
-    const cudaStream_t s = stream_->get();
     const std::size_t row_bytes = V * sizeof(float);
 
     for (std::size_t first = 0; first < R; first += chunk) {
@@ -192,16 +190,15 @@ std::vector<RowStats> CudaRowStats::on_cpu(const RowStatsRequest& req, const flo
             const std::size_t r = first + i;
             const int32_t pos = req.positions[r];
             const std::size_t row = static_cast<std::size_t>(item_first_row + req.head_row_index[r]);
-            check(cudaMemcpyAsync(cond_rows + i * V, logits + row * V, row_bytes, cudaMemcpyDeviceToHost, s),
-                  "logits download");
+            stream_->copy(cond_rows + i * V, logits + row * V, row_bytes, cudaMemcpyDeviceToHost, "logits download");
             if (cfg) {
                 const std::size_t urow = static_cast<std::size_t>(uncond_first_row + req.head_row_index[r]);
-                check(cudaMemcpyAsync(uncond_rows + i * V, logits + urow * V, row_bytes, cudaMemcpyDeviceToHost, s),
-                      "logits download");
+                stream_->copy(uncond_rows + i * V, logits + urow * V, row_bytes, cudaMemcpyDeviceToHost,
+                              "logits download");
             }
             if (store && store->has(pos))
-                check(cudaMemcpyAsync(prev_rows + i * V, store->device_row(pos), row_bytes, cudaMemcpyDeviceToHost, s),
-                      "posterior download");
+                stream_->copy(prev_rows + i * V, store->device_row(pos), row_bytes, cudaMemcpyDeviceToHost,
+                              "posterior download");
         }
         stream_->synchronize("row statistics (CPU fallback)");
 
@@ -238,9 +235,8 @@ std::vector<RowStats> CudaRowStats::on_cpu(const RowStatsRequest& req, const flo
 
         if (keep) {
             for (std::size_t i = 0; i < count; ++i)
-                check(cudaMemcpyAsync(store->device_row(req.positions[first + i]), post_rows + i * V, row_bytes,
-                                      cudaMemcpyHostToDevice, s),
-                      "posterior upload");
+                stream_->copy(store->device_row(req.positions[first + i]), post_rows + i * V, row_bytes,
+                              cudaMemcpyHostToDevice, "posterior upload");
             // The page-locked rows are reused by the next chunk.
             stream_->synchronize("posterior upload");
             for (std::size_t i = 0; i < count; ++i) store->mark(req.positions[first + i]);

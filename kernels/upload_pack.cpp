@@ -4,7 +4,7 @@
 
 namespace dlm::cuda {
 
-UploadPack::UploadPack(cudaStream_t stream) : stream_(stream) {
+UploadPack::UploadPack(const CudaStream& stream) : stream_(stream) {
     check(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming), "cudaEventCreate");
 }
 
@@ -21,13 +21,13 @@ void UploadPack::upload(const char* what) {
     check(cudaEventSynchronize(copied_), what);
     if (host_.size() > pinned_.capacity() || host_.size() > device_.capacity()) {
         // Growing frees the old buffers: nothing queued may still read them.
-        check(cudaStreamSynchronize(stream_), what);
+        stream_.synchronize(what);
         pinned_.reserve(host_.size() * 2, what);
         device_.reserve(host_.size() * 2, what);
     }
     std::memcpy(pinned_.get(), host_.data(), host_.size());
-    check(cudaMemcpyAsync(device_.get(), pinned_.get(), host_.size(), cudaMemcpyHostToDevice, stream_), what);
-    check(cudaEventRecord(copied_, stream_), what);
+    stream_.copy(device_.get(), pinned_.get(), host_.size(), cudaMemcpyHostToDevice, what);
+    check(cudaEventRecord(copied_, stream_.get()), what);
 }
 
 }  // namespace dlm::cuda

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "cuda_stream.h"
 #include "device_buffer.h"
 #include "pinned_buffer.h"
 
@@ -16,7 +17,7 @@ namespace dlm::cuda {
 
 class UploadPack {
 public:
-    explicit UploadPack(cudaStream_t stream);
+    explicit UploadPack(const CudaStream& stream);
     ~UploadPack();
     UploadPack(const UploadPack&) = delete;
     UploadPack& operator=(const UploadPack&) = delete;
@@ -44,7 +45,7 @@ public:
 
 private:
     static constexpr std::size_t kAlign = 16;
-    cudaStream_t stream_;
+    const CudaStream& stream_;  // outlived by its owner's stream
     std::vector<unsigned char> host_;
     PinnedBuffer<unsigned char> pinned_;
     DeviceBuffer<unsigned char> device_;

@@ -10,6 +10,7 @@
 
 #include "compute/kv_cache.h"
 #include "compute/row_stats.h"
+#include "compute/transfer_totals.h"
 #include "model/model_weights.h"
 
 namespace dlm {
@@ -95,11 +96,16 @@ public:
     virtual std::vector<float> attention_lse(int item) const = 0;
     // [row index in item.rows][canvas column]: the last layer's head-averaged attention
     // probabilities; empty unless want_attention (or when a backend cannot provide them).
-    virtual std::vector<float> last_layer_attention(int item) const { return {}; }
+    virtual std::vector<float> last_layer_attention(int /*item*/) const { return {}; }
 
     // Rows actually computed (Q, attention, FFN) since construction, summed over layers / L:
     // i.e. the number of (position, forward) pairs. Strategies' tests count skipped rows with it.
     virtual uint64_t rows_computed() const = 0;
+
+    // Host<->device copies made by forward() and row_stats() since construction (loading the
+    // weights is not counted). Copies still in flight are counted once a later call has waited for
+    // them (every row_stats() call does).
+    virtual TransferTotals transfers() const { return {}; }
 };
 
 }  // namespace dlm

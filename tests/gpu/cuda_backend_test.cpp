@@ -612,6 +612,31 @@ TEST(CudaBackend, RowsComputedAndBadRequestsLikeCpu) {
     EXPECT_EQ(again.size(), rows.size());
 }
 
+// Backend::transfers(): the per-step copies are counted and timed on the device; loading the
+// weights is not. One forward uploads its index arrays; each logits() call downloads one row.
+TEST(CudaBackend, TransfersCountAndTimeTheStepsCopies) {
+    DLM_REQUIRE_GPU();
+    auto p = make_pair(Family::Llada, 9);
+    Backend& be = *p->gpu;
+    const int n = 10, V = p->config().vocab_size;
+    EXPECT_EQ(be.transfers().copies(), 0u) << "the weights' upload is not a step's copy";
+    auto cache = be.make_cache(n);
+    run(be, pattern_canvas(n, V), row_range(0, n), *cache);
+    const TransferTotals t = be.transfers();
+    EXPECT_GE(t.to_device_copies, 1u);
+    EXPECT_GT(t.to_device_bytes, 0u);
+    EXPECT_GT(t.to_device_ms, 0.0);
+    EXPECT_EQ(t.to_host_copies, static_cast<uint64_t>(n));
+    EXPECT_EQ(t.to_host_bytes, static_cast<uint64_t>(n) * V * sizeof(float));
+    EXPECT_GT(t.to_host_ms, 0.0);
+    EXPECT_LT(t.ms(), 1e3) << "a few KB cannot take a second";
+    run(be, pattern_canvas(n, V), {1, 2}, *cache);
+    const TransferTotals d = be.transfers().since(t);
+    EXPECT_EQ(d.to_host_copies, 2u);
+    EXPECT_GE(d.to_device_copies, 1u);
+    EXPECT_EQ(p->cpu->transfers().copies(), 0u);
+}
+
 void expect_same_stats(const RowStats& got, const RowStats& want, const std::string& what) {
     EXPECT_EQ(got.position, want.position) << what;
     EXPECT_EQ(got.argmax, want.argmax) << what;

@@ -60,6 +60,7 @@ public:
     std::vector<float> attention_lse(int item) const override { return inner_.attention_lse(item); }
     std::vector<float> last_layer_attention(int item) const override { return inner_.last_layer_attention(item); }
     uint64_t rows_computed() const override { return inner_.rows_computed(); }
+    TransferTotals transfers() const override { return inner_.transfers(); }
 
     void reset() { forward_s = stats_s = 0, forwards = 0; }
     double forward_s = 0, stats_s = 0;
@@ -73,6 +74,7 @@ struct DecodeRun {
     TraceSummary sum;
     double wall_s = 0, forward_s = 0, stats_s = 0;
     long long forwards = 0;
+    TransferTotals copies;  // host<->device copies of the decode (none on the CPU)
 };
 
 struct DecodeResult {
@@ -144,10 +146,13 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
     auto decode_once = [&](const DecodePreset& p, int gen) {
         DecodeSession session(backend, *tokenizer, config, prompt, settings_for(p, gen), DecodeLabels{dir.filename().string(), ""}, &guiders);
         backend.reset();
+        const TransferTotals copied_before = backend.transfers();
         const auto t0 = Clock::now();
         session.run();
         DecodeRun r;
         r.wall_s = since(t0);
+        // Read after the wall time: the decode's last statistics call has waited for every copy.
+        r.copies = backend.transfers().since(copied_before);
         r.forward_s = backend.forward_s;
         r.stats_s = backend.stats_s;
         r.forwards = backend.forwards;
@@ -196,7 +201,10 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
         "backend forward calls (a step may make more than one, e.g. a cache refresh); *tok/fwd* = generated tokens per "
         "forward; *ms/fwd* = wall time / forwards, the whole step included (forward, statistics, the strategy's host "
         "work); *forward / stats / host* = shares of the wall time spent in the forward call, in the row statistics "
-        "call (which on the GPU also waits for the forward to finish) and elsewhere; *projected tok/s* = " +
+        "call (which on the GPU also waits for the forward to finish) and elsewhere; *copies* = the device time of "
+        "the host<->device copies (index arrays up, statistics down, rows for the CPU's sampling fallback) per "
+        "forward and the bytes they moved (none on the CPU; they overlap the forward call's wall time rather "
+        "than add to it); *projected tok/s* = " +
         format_fixed(o.projected_tokens_per_forward, 2) +
         " tokens per forward / ms per forward, because random weights rarely pass a confidence threshold. Median of " +
         std::to_string(o.reps) + " decode(s) per preset after one warm-up decode.");
@@ -216,6 +224,11 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
         const DecodeRun& m = r.median_run;
         const double wall = m.wall_s > 0 ? m.wall_s : 1;
         const double host = std::max(0.0, m.wall_s - m.forward_s - m.stats_s);
+        const double per_fwd = m.forwards > 0 ? 1.0 / double(m.forwards) : 0.0;
+        const std::string copies = m.copies.copies() == 0
+                                       ? std::string("–")
+                                       : format_fixed(m.copies.ms() * per_fwd, 3) + " ms · " +
+                                             format_fixed(double(m.copies.bytes()) * per_fwd / 1024.0, 1) + " KB";
         const double proj = r.ms_per_forward() > 0 ? o.projected_tokens_per_forward * 1e3 / r.ms_per_forward() : 0;
         const double speedup = base && m.wall_s > 0 ? base->median_run.wall_s / m.wall_s : 0;
         const double flops_ratio =
@@ -224,16 +237,20 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
                         format_fixed(r.tokens_per_forward(), 2), format_fixed(r.ms_per_forward(), 2),
                         format_fixed(100 * m.forward_s / wall, 0) + " / " + format_fixed(100 * m.stats_s / wall, 0) + " / " +
                             format_fixed(100 * host / wall, 0) + "%",
-                        format_fixed(flops_ratio, 3), format_fixed(speedup, 2) + "×", format_fixed(proj, 0)});
+                        copies, format_fixed(flops_ratio, 3), format_fixed(speedup, 2) + "×", format_fixed(proj, 0)});
         jr.push_back({{"gen", r.gen}, {"label", r.preset.label}, {"strategy", r.preset.strategy}, {"block", r.preset.block},
                       {"wall_s", m.wall_s}, {"walls_s", r.walls}, {"forwards", m.forwards}, {"steps", m.sum.steps},
                       {"tokens", m.sum.tokens_unmasked}, {"tokens_per_forward", r.tokens_per_forward()},
                       {"ms_per_forward", r.ms_per_forward()}, {"tps", r.tps()}, {"forward_s", m.forward_s},
-                      {"stats_s", m.stats_s}, {"host_s", host}, {"paper_flops", m.sum.paper_flops}, {"paper_flops_dense", m.sum.paper_flops_dense},
+                      {"stats_s", m.stats_s}, {"host_s", host},
+                      {"copies", {{"to_device", m.copies.to_device_copies}, {"to_device_bytes", m.copies.to_device_bytes},
+                                  {"to_device_ms", m.copies.to_device_ms}, {"to_host", m.copies.to_host_copies},
+                                  {"to_host_bytes", m.copies.to_host_bytes}, {"to_host_ms", m.copies.to_host_ms}}},
+                      {"paper_flops", m.sum.paper_flops}, {"paper_flops_dense", m.sum.paper_flops_dense},
                       {"flops_ratio_to_baseline", flops_ratio}, {"speedup", speedup}, {"rows_computed", m.sum.rows_computed},
                       {"rows_total", m.sum.rows_total}, {"projected_tps", proj}});
     }
-    s.table({"gen", "preset", "tok/s", "forwards", "tok/fwd", "ms/fwd", "forward / stats / host", "FLOPs ratio",
+    s.table({"gen", "preset", "tok/s", "forwards", "tok/fwd", "ms/fwd", "forward / stats / host", "copies per forward", "FLOPs ratio",
              "speedup", "projected tok/s"},
             rows);
     if (!o.json_out.empty()) {

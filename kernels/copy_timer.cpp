@@ -1,0 +1,71 @@
+#include "copy_timer.h"
+
+#include "cuda_check.h"
+
+namespace dlm::cuda {
+
+CopyTimer::~CopyTimer() {
+    for (const Pending& p : pending_) {
+        cudaEventSynchronize(p.end);
+        cudaEventDestroy(p.start);
+        cudaEventDestroy(p.end);
+    }
+    for (cudaEvent_t e : spare_) cudaEventDestroy(e);
+}
+
+cudaEvent_t CopyTimer::take_event() {
+    if (!spare_.empty()) {
+        cudaEvent_t e = spare_.back();
+        spare_.pop_back();
+        return e;
+    }
+    cudaEvent_t e = nullptr;
+    check(cudaEventCreate(&e), "cudaEventCreate (copy timing)");
+    return e;
+}
+
+void CopyTimer::copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream,
+                     const char* what) {
+    const bool timed = bytes > 0 && (kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToHost);
+    if (!timed) {
+        check(cudaMemcpyAsync(dst, src, bytes, kind, stream), what);
+        return;
+    }
+    if (pending_.size() >= 64) fold_finished();
+    Pending p{take_event(), take_event(), bytes, kind == cudaMemcpyHostToDevice};
+    pending_.push_back(p);  // owned from here on, whatever fails below
+    check(cudaEventRecord(p.start, stream), what);
+    check(cudaMemcpyAsync(dst, src, bytes, kind, stream), what);
+    check(cudaEventRecord(p.end, stream), what);
+}
+
+void CopyTimer::fold_finished() {
+    std::size_t kept = 0;
+    for (const Pending& p : pending_) {
+        if (cudaEventQuery(p.end) != cudaSuccess) {  // not yet run (or its recording failed)
+            cudaGetLastError();                         // a not-ready query is no error of the backend's
+            pending_[kept++] = p;
+            continue;
+        }
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, p.start, p.end) != cudaSuccess) {
+            cudaGetLastError();
+            ms = 0;
+        }
+        if (p.to_device) {
+            ++done_.to_device_copies, done_.to_device_bytes += p.bytes, done_.to_device_ms += ms;
+        } else {
+            ++done_.to_host_copies, done_.to_host_bytes += p.bytes, done_.to_host_ms += ms;
+        }
+        spare_.push_back(p.start);
+        spare_.push_back(p.end);
+    }
+    pending_.resize(kept);
+}
+
+TransferTotals CopyTimer::totals() {
+    fold_finished();
+    return done_;
+}
+
+}  // namespace dlm::cuda
