@@ -67,6 +67,7 @@ Rectangle {
         }
         ScrollView {
             id: scroll
+            objectName: "gridScroll"
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true

@@ -193,9 +193,10 @@ private Q_SLOTS:
             }
         QVERIFY(activePos >= 0);
         QQuickItem* grid = w.find<QQuickItem>("denoiseGrid");
-        QVERIFY(grid && grid->parentItem() && grid->parentItem()->parentItem());
-        QQuickItem* flick = grid->parentItem()->parentItem();  // the ScrollView's Flickable
-        QVERIFY(flick->property("contentY").isValid());
+        QQuickItem* scroll = w.find<QQuickItem>("gridScroll");
+        QVERIFY(grid && scroll);
+        QQuickItem* flick = scroll->property("contentItem").value<QQuickItem*>();  // the ScrollView's Flickable
+        QVERIFY(flick && flick->property("contentY").isValid());
         QRectF cell;
         QVERIFY(QMetaObject::invokeMethod(grid, "cellRect", Q_RETURN_ARG(QRectF, cell), Q_ARG(int, activePos)));
         flick->setProperty("contentY", std::max(0.0, std::min(cell.center().y() - flick->height() / 2,

@@ -355,6 +355,10 @@ TEST_F(CliRun, DecodeBenchSectionOnATokenizerFreeCheckpoint) {
     EXPECT_GT(base.at("forward_s").get<double>(), 0.0);
     EXPECT_LE(base.at("forward_s").get<double>() + base.at("stats_s").get<double>(), base.at("wall_s").get<double>());
     EXPECT_LT(j.at("runs")[1].at("flops_ratio_to_baseline").get<double>(), 1.0);  // the cache saves work
+    // The CPU backend copies nothing between host and device: the copies column says so.
+    EXPECT_EQ(base.at("copies").at("to_device"), 0);
+    EXPECT_EQ(base.at("copies").at("to_host"), 0);
+    EXPECT_NE(md.find("copies per forward"), std::string::npos) << md;
     expect_one_line_error(cli({"bench", "--section", "decode", "--model", file("rand").string(), "--strategies",
                                "no-such-preset", "--out", "-"}),
                           "no-such-preset");

@@ -51,10 +51,7 @@ def number(text):
 
 def short_name(name):
     """`void (anonymous namespace)::flash_attention_kernel<128>(...)` -> `flash_attention_kernel<128>`."""
-    head = name.split("(")[0] if not name.startswith("void (") else name[len("void "):]
-    head = head.replace("(anonymous namespace)::", "").replace("void ", "")
-    if "(" in head:
-        head = head.split("(")[0]
+    head = name.replace("(anonymous namespace)::", "").removeprefix("void ").split("(")[0]
     return head.split("::")[-1].strip() or name[:60]
 
 
