@@ -42,20 +42,21 @@ void CopyTimer::copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKi
 void CopyTimer::fold_finished() {
     std::size_t kept = 0;
     for (const Pending& p : pending_) {
-        if (cudaEventQuery(p.end) != cudaSuccess) {  // not yet run (or its recording failed)
-            cudaGetLastError();                         // a not-ready query is no error of the backend's
+        const cudaError_t state = cudaEventQuery(p.end);
+        if (state == cudaErrorNotReady) {  // not yet run
+            cudaGetLastError();            // a not-ready query is no error of the backend's
             pending_[kept++] = p;
             continue;
         }
         float ms = 0;
-        if (cudaEventElapsedTime(&ms, p.start, p.end) != cudaSuccess) {
-            cudaGetLastError();
-            ms = 0;
-        }
-        if (p.to_device) {
-            ++done_.to_device_copies, done_.to_device_bytes += p.bytes, done_.to_device_ms += ms;
+        if (state == cudaSuccess && cudaEventElapsedTime(&ms, p.start, p.end) == cudaSuccess) {
+            if (p.to_device) {
+                ++done_.to_device_copies, done_.to_device_bytes += p.bytes, done_.to_device_ms += ms;
+            } else {
+                ++done_.to_host_copies, done_.to_host_bytes += p.bytes, done_.to_host_ms += ms;
+            }
         } else {
-            ++done_.to_host_copies, done_.to_host_bytes += p.bytes, done_.to_host_ms += ms;
+            cudaGetLastError();  // a copy that failed is reported by the backend's own checks, not counted here
         }
         spare_.push_back(p.start);
         spare_.push_back(p.end);
