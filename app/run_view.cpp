@@ -201,6 +201,9 @@ QVariantMap RunView::positionDetails(int pos) const {
         if (p->event != dlm::PosEvent::None)
             events.push_back(QVariantMap{{"step", i}, {"event", cell_style::eventLabel(p->event)},
                                          {"text", cell_style::displayToken(p->text, cell_style::looksSpecial(p->text)).text}});
+        // A locked row is not recomputed, so its step has no candidates: the inspector keeps
+        // showing the last distribution that was computed, and says from which step it is.
+        if (p->top.empty()) continue;
         QVariantList cands;
         for (const auto& c : p->top)
             cands.push_back(QVariantMap{{"id", c.id}, {"p", double(c.p)},

@@ -150,7 +150,7 @@ Rectangle {
         id: card
         property int pos: gridItem.hoveredPosition
         property var info: pos >= 0 && pane.run && pane.run.viewStep >= 0 ? pane.run.positionDetails(pos) : ({})
-        visible: pos >= 0 && info.current !== undefined
+        visible: pos >= 0 && info.pos !== undefined
         z: 10
         width: 220
         height: cardColumn.implicitHeight + 12
@@ -178,6 +178,13 @@ Rectangle {
                 text: qsTr("#%1 · %2 · “%3”").arg(card.pos).arg(card.info.state || "").arg(card.info.text || "")
                 textFormat: Text.PlainText
                 color: Theme.text; font.pixelSize: Theme.small; font.bold: true
+            }
+            // A locked (or cached) row is not recomputed: its candidates are from an earlier step.
+            Text {
+                objectName: "hoverCandidatesStep"
+                visible: !card.info.current || card.info.current.step !== pane.run.viewStep
+                text: card.info.current ? qsTr("candidates of step %1").arg(card.info.current.step + 1) : qsTr("no candidates computed yet")
+                color: Theme.dim; font.pixelSize: Theme.small
             }
             Repeater {
                 model: card.info.current ? card.info.current.candidates : []

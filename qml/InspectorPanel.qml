@@ -78,7 +78,18 @@ Rectangle {
             Label { text: inspector.info.block !== undefined ? inspector.info.block : "—"; color: Theme.text; font.pixelSize: Theme.small }
         }
 
-        Label { objectName: "topkHeading"; text: qsTr("Top-k at step %1").arg(inspector.run ? inspector.run.viewStep + 1 : 0); color: Theme.dim; font.pixelSize: Theme.small }
+        // A locked row's distribution is not recomputed: show the last one computed, and say so.
+        Label {
+            objectName: "topkHeading"
+            readonly property int shownStep: inspector.info.current ? inspector.info.current.step : -1
+            readonly property int viewStep: inspector.run ? inspector.run.viewStep : -1
+            text: shownStep < 0 ? qsTr("Top-k: none computed yet")
+                : shownStep === viewStep ? qsTr("Top-k at step %1").arg(shownStep + 1)
+                : qsTr("Top-k at step %1 (not recomputed since: %2)").arg(shownStep + 1)
+                      .arg(inspector.info.state === "locked" ? qsTr("locked") : qsTr("cached"))
+            color: Theme.dim; font.pixelSize: Theme.small
+            Layout.fillWidth: true; wrapMode: Text.Wrap
+        }
         Repeater {
             model: inspector.info.current ? inspector.info.current.candidates : []
             delegate: RowLayout {

@@ -71,8 +71,12 @@ SyntheticRun makeSyntheticRun(int positions, int steps, bool withLocks) {
             p.confidence = rowComputed ? float(0.3 + 0.6 * ((p.pos * 37) % 100) / 100.0 + 0.001 * s) : NAN;
             p.entropy = rowComputed ? float(2.0 * (1.0 - p.confidence)) : NAN;
             p.kl = rowComputed && s > 0 ? float(std::pow(10.0, -1.0 - 6.0 * s / steps)) : NAN;
-            p.top = {{p.token == 99 ? 100 + p.pos : p.token, p.confidence, p.text.empty() ? " guess" : p.text},
-                     {7, 0.1f, " alt"}};
+            // As the engine: a row that is not computed has no candidates at that step.
+            if (rowComputed)
+                p.top = {{p.token == 99 ? 100 + p.pos : p.token, p.confidence, p.text.empty() ? " guess" : p.text},
+                         {7, 0.1f, " alt"}};
+            else
+                p.top.clear();
         }
         // Masked positions revisited: any position still masked after the last step? make sure
         // the final step reveals everything.

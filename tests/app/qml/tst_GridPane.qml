@@ -49,6 +49,29 @@ TestCase {
         fuzzyCompare(step.width, step.implicitWidth, 1)
         verify(title.truncated)
     }
+    // Hovering a locked cell shows the candidates of the last step its row was computed, and says
+    // which step that was; an active cell's are of the shown step, without that line.
+    function test_hoverCardOfALockedCellNamesItsStep() {
+        App.runs.setViewStep(App.runs.run.stepCount - 1)
+        const pane = createTemporaryObject(comp, host.contentItem)
+        const grid = findChild(pane, "denoiseGrid")
+        tryVerify(() => grid.width > 0 && grid.contentHeight > 0)
+        waitForRendering(pane)
+        const hover = pos => {
+            const r = grid.cellRect(pos)
+            mouseMove(grid, 1, 1)
+            mouseMove(grid, r.x + r.width / 2, r.y + r.height / 2)
+            tryCompare(grid, "hoveredPosition", pos)
+        }
+        const line = findChild(pane, "hoverCandidatesStep")
+        hover(0)  // locked in the synthetic run
+        const info = App.runs.run.positionDetails(0)
+        compare(info.state, "locked")
+        verify(line.visible)
+        compare(line.text, "candidates of step " + (info.current.step + 1))
+        hover(7)  // never locked
+        verify(!line.visible)
+    }
     function test_scrubbingRepaintsOnlyChangedCells() {
         const pane = createTemporaryObject(comp, host.contentItem)
         const grid = findChild(pane, "denoiseGrid")

@@ -41,6 +41,23 @@ TestCase {
         verify(finite.length > 0)
         compare(insp.klSeries.at(0).x, finite[0].step + 1)
     }
+    // A locked row is not recomputed: its last computed candidates stay on show, with their step.
+    function test_lockedPositionKeepsItsLastCandidates() {
+        App.runs.setViewStep(App.runs.run.stepCount - 1)
+        const insp = createTemporaryObject(comp, this, {position: 0})
+        compare(insp.info.state, "locked")
+        const lockStep = insp.info.lockStep  // as of the viewed step: scrubbing back changes it
+        verify(lockStep >= 1)
+        verify(insp.info.current.candidates.length >= 1)
+        compare(insp.info.current.step, lockStep - 1)
+        compare(findChild(insp, "topkHeading").text,
+                "Top-k at step " + lockStep + " (not recomputed since: locked)")
+        for (let i = 0; i < insp.info.topk.length; ++i)
+            verify(insp.info.topk[i].candidates.length >= 1, "only computed steps are listed")
+        App.runs.setViewStep(lockStep - 1)
+        compare(findChild(insp, "topkHeading").text, "Top-k at step " + lockStep)
+        App.runs.setViewStep(App.runs.run.stepCount - 1)
+    }
     function test_followsScrubbing() {
         const insp = createTemporaryObject(comp, this, {position: 7})
         App.runs.setViewStep(2)
