@@ -397,6 +397,49 @@ TEST(CliTinyMdlm, EvalReportsWhenAnswerDigitsAreRevealed) {
     }
 }
 
+// --gen-lens family: every example decodes on its own canvas (the data's gen_length), as eval
+// does; blocks of 32 become the largest divisor of a canvas that 32 does not divide.
+TEST(CliTinyMdlm, StrategiesBenchDecodesEachExampleOnItsFamilysCanvas) {
+    const std::filesystem::path dir = std::filesystem::path(DLM_SOURCE_DIR) / "resources" / "models" / "tiny-mdlm";
+    if (!std::filesystem::exists(dir / "config.json"))
+        GTEST_SKIP() << "resources/models/tiny-mdlm is not there yet (trained by tools/train); skipping";
+    test::ScratchDir scratch("dlm-cli-bench-family");
+    const auto data = scratch.path() / "two.jsonl";
+    test::write_file(data, "{\"family\": \"addition\", \"prompt\": \"What is 12 + 30?\", \"answer\": \"42\", \"gen_length\": 24}\n"
+                           "{\"family\": \"subtraction\", \"prompt\": \"What is 50 - 8?\", \"answer\": \"42\", \"gen_length\": 40}\n");
+    const auto report = scratch.path() / "report.md";
+    auto r = run_cli({"bench", "--section", "strategies", "--model", dir.string(), "--data", data.string(), "--limit",
+                      "1", "--gen-lens", "family", "--sweep-gen", "999", "--threads", "1", "--backend", "cpu",
+                      "--data-out", (scratch.path() / "raw").string(), "--out", report.string()},
+                     scratch.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string md = read_text(report);
+    EXPECT_NE(md.find("**Family canvases (addition 24, subtraction 40)**"), std::string::npos) << md;
+    EXPECT_NE(md.find("answers right by family"), std::string::npos) << md;
+    EXPECT_EQ(md.find("SureLock sweep"), std::string::npos) << "no sweep was asked for";
+    const auto j = nlohmann::json::parse(read_text(scratch.path() / "raw.json"));
+    bool saw_baseline = false, saw_fast = false;
+    for (const auto& run : j.at("runs")) {
+        EXPECT_EQ(run.at("gen_length"), 0);
+        EXPECT_EQ(run.at("n"), 2) << run.at("label");
+        if (run.at("label") == "baseline") {
+            saw_baseline = true;
+            EXPECT_DOUBLE_EQ(run.at("avg_steps").get<double>(), (24 + 40) / 2.0);  // one token per step
+            EXPECT_DOUBLE_EQ(run.at("flops_ratio").get<double>(), 1.0);
+        }
+        // Blocks of 32 on canvases of 24 (one block) and 40 (blocks of 20): it runs.
+        saw_fast = saw_fast || run.at("label") == "fast-dllm";
+    }
+    EXPECT_TRUE(saw_baseline && saw_fast) << j.dump();
+    for (const char* bad : {"0", "64x", "famly"})
+        expect_one_line_error(run_cli({"bench", "--section", "strategies", "--gen-lens", bad, "--out", "-"}, scratch.path()),
+                              "--gen-lens");
+    expect_one_line_error(run_cli({"bench", "--section", "decode", "--model", dir.string(), "--gen-lens", "family",
+                                   "--out", "-"},
+                                  scratch.path()),
+                          "family");
+}
+
 }  // namespace
 }  // namespace dlm::cli_test
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <iostream>
@@ -59,8 +60,11 @@ const CommandSpec& bench_spec() {
             {"section", "ID", "run only this section", true},
             {"model", "DIR", "strategies: checkpoint (default resources/models/tiny-mdlm)"},
             {"limit", "N", "strategies: examples per family of the test split (default 3)"},
-            {"gen-lens", "LIST", "strategies: generation lengths, comma-separated (default 64,128,256)"},
-            {"sweep-gen", "N", "strategies: generation length of the SureLock sweep (default: the largest)"},
+            {"data", "FILE", "strategies: examples (eval JSONL) instead of the model's test split"},
+            {"gen-lens", "LIST", "strategies: generation lengths, comma-separated; 'family': each example on the "
+                                 "canvas its family is evaluated on, as eval decodes it (default family)"},
+            {"sweep-gen", "N", "strategies: generation length of the SureLock sweep, or 'family' (default: the "
+                               "largest)"},
             {"data-out", "PREFIX", "strategies: raw results PREFIX.json / PREFIX.csv (default docs/bench/strategies)"},
             {"backend", "NAME", "strategies: compute backend auto, cpu or cuda (default auto: CUDA when usable)"},
         },
@@ -72,6 +76,10 @@ const CommandSpec& bench_spec() {
 }
 
 // What every section records about where and how it was measured.
+// A generation length of the strategies section that means "each example on its own canvas":
+// the length its family is evaluated on (the eval data's "gen_length"), as `eval` decodes it.
+constexpr int kFamilyCanvas = 0;
+
 struct BenchContext {
     std::string command;  // the exact command line, for the report
     int reps = 5;
@@ -79,8 +87,9 @@ struct BenchContext {
     // strategies section
     std::string model = "resources/models/tiny-mdlm";
     int limit_per_family = 3;
-    std::vector<int> gen_lens{64, 128, 256};
-    int sweep_gen = 0;  // 0: the largest of gen_lens
+    std::string data;  // examples file; empty: the model's test split
+    std::vector<int> gen_lens{kFamilyCanvas};
+    std::optional<int> sweep_gen;  // none: the largest of gen_lens
     std::string data_out = "docs/bench/strategies";
     BackendKind backend = BackendKind::Auto;
     ForwardCudaOptions forward_cuda;  // forward-cuda section
@@ -219,6 +228,7 @@ DecodePreset preset_of(const StrategyConfig& c) { return {c.label, c.strategy, {
 
 struct StrategyTotals {
     int n = 0, correct = 0;
+    std::map<std::string, std::pair<int, int>> by_family;  // family -> (correct, n)
     long long steps = 0, tokens = 0, rows = 0, rows_total = 0;
     double wall = 0, flops = 0, dense = 0;
     std::map<std::string, double> events;  // remasks, flipflops, replaces, locks, ...
@@ -226,17 +236,41 @@ struct StrategyTotals {
     std::vector<int> curve_n;
 };
 
+// "Family canvases (addition 48, counting 96, ...)": the lengths the examples decode on.
+std::string family_canvas_caption(const std::vector<EvalExample>& examples) {
+    std::map<std::string, std::set<int>> lens;
+    for (const auto& e : examples) lens[e.family].insert(e.gen_length);
+    std::string out = "Family canvases (";
+    bool first = true;
+    for (const auto& [family, ls] : lens) {
+        out += (first ? "" : ", ") + family + " ";
+        first = false;
+        out += std::to_string(*ls.begin());
+        if (ls.size() > 1) out += "–" + std::to_string(*ls.rbegin());
+    }
+    return out + ")";
+}
+
 MarkdownSection strategies(const BenchContext& ctx) {
     LoadedModel model = load_model(ctx.model, {ctx.backend, ctx.threads});
     print_backend_note(model);
     const Checkpoint& ckpt = *model.checkpoint;
     const bool chat = ckpt.chat_template.recognised();
-    const std::vector<EvalExample> all = read_eval_jsonl(find_eval_split("test", ctx.model));
+    const std::vector<EvalExample> all =
+        read_eval_jsonl(ctx.data.empty() ? find_eval_split("test", ctx.model) : std::filesystem::path(ctx.data));
     std::set<std::string> families;
     for (const auto& e : all) families.insert(e.family);
     const std::vector<EvalExample> examples =
         take_balanced(all, static_cast<long long>(families.size()) * ctx.limit_per_family);
-    const int sweep_gen = ctx.sweep_gen > 0 ? ctx.sweep_gen : *std::max_element(ctx.gen_lens.begin(), ctx.gen_lens.end());
+    const int sweep_gen = ctx.sweep_gen ? *ctx.sweep_gen : *std::max_element(ctx.gen_lens.begin(), ctx.gen_lens.end());
+    // The canvas of an example under a generation length of the command line.
+    auto canvas_of = [](const EvalExample& ex, int gen) {
+        if (gen != kFamilyCanvas) return gen;
+        if (ex.gen_length <= 0)
+            throw UsageError("--gen-lens family: the example at line " + std::to_string(ex.line) +
+                             " gives no gen_length; name lengths instead (e.g. --gen-lens 64,128)");
+        return ex.gen_length;
+    };
 
     // results[gen][label]
     std::map<int, std::map<std::string, StrategyTotals>> results;
@@ -252,7 +286,7 @@ MarkdownSection strategies(const BenchContext& ctx) {
             const std::vector<int32_t> prompt_ids = build_prompt(ckpt, ex.prompt, chat);
             // Every configuration on the same example back to back: machine load drifts equally.
             for (const StrategyConfig& c : configs) {
-                DecodeSettings s = preset_settings(preset_of(c), gen);
+                DecodeSettings s = preset_settings(preset_of(c), canvas_of(ex, gen));
                 // The guider of "guided" is the AR checkpoint next to the model (resources/models/tiny-ar).
                 if (c.strategy == "guided" && !s.params.count("guided.guider"))
                     s.params["guided.guider"] = (std::filesystem::path(ctx.model).parent_path() / "tiny-ar").string();
@@ -286,8 +320,11 @@ MarkdownSection strategies(const BenchContext& ctx) {
                     return true;
                 });
                 const TraceSummary sum = session.summary();
+                const bool right = answer_matches(extract_answer(sum.text), ex.answer);
                 ++t.n;
-                t.correct += answer_matches(extract_answer(sum.text), ex.answer);
+                t.correct += right;
+                t.by_family[ex.family].first += right;
+                t.by_family[ex.family].second += 1;
                 t.steps += sum.steps;
                 t.tokens += sum.tokens_unmasked;
                 t.rows += sum.rows_computed;
@@ -296,7 +333,8 @@ MarkdownSection strategies(const BenchContext& ctx) {
                 t.flops += sum.paper_flops;
                 t.dense += sum.paper_flops_dense;
             }
-            std::cerr << "bench: strategies gen " << gen << ": example " << e + 1 << "/" << examples.size() << ", "
+            std::cerr << "bench: strategies " << (gen == kFamilyCanvas ? "family canvases" : "gen " + std::to_string(gen))
+                      << ": example " << e + 1 << "/" << examples.size() << ", "
                       << format_fixed(std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count(), 0)
                       << " s" << std::endl;
         }
@@ -310,15 +348,19 @@ MarkdownSection strategies(const BenchContext& ctx) {
     const std::string where = model.backend->name() == "cpu" ? "CPU" : "CUDA";
     MarkdownSection sec("strategies", "Decoding strategies: accuracy next to speed (" + where + ", embedded model)");
     sec.paragraph(
-        "Every preset decodes the same examples of the embedded model's test split (" + std::to_string(examples.size()) +
+        "Every preset decodes the same examples of " +
+        (ctx.data.empty() ? std::string("the embedded model's test split") : table_cell(ctx.data)) + " (" +
+        std::to_string(examples.size()) +
         " examples, " + std::to_string(ctx.limit_per_family) + " per family, chat template, temperature 0), each "
         "configuration right after the others on the same example so that machine load drifts equally. *FLOPs ratio* "
         "= the preset's paper FLOPs (design.md §6, GEMMs only, LM head excluded) / the baseline's on the same examples, "
         "so step savings count too; *r̄* = rows computed / rows of its own steps (the SureLock paper's active ratio); "
         "*speedup* = baseline wall time / preset wall time, measured in this run; *E2E TPS* = unmasked tokens / wall "
         "time. Baseline and SureLock/selection use one block over the whole generation with S = N_gen steps (the "
-        "SureLock paper's setting); FreeCache and Fast-dLLM use blocks of 32 (Fast-dLLM: threshold 0.9, dual or prefix "
-        "cache, step count data-dependent).");
+        "SureLock paper's setting); FreeCache and Fast-dLLM use blocks of 32, or the largest divisor of the canvas below "
+        "32 where 32 does not divide it (Fast-dLLM: threshold 0.9, dual or prefix cache, step count data-dependent). "
+        "*Family canvases*: each example decodes on the canvas its family is evaluated on (`dlmscope-cli eval`), "
+        "the setting the model's accuracy figures in docs/models.md are measured in.");
     machine_bullets(sec, ctx.threads, backend_label(*model.backend));
     sec.bullet("model: " + model.name + " (d_model " + std::to_string(ckpt.config().d_model) + ", " +
                std::to_string(ckpt.config().n_layers) + " layers, " +
@@ -329,7 +371,7 @@ MarkdownSection strategies(const BenchContext& ctx) {
     sec.code_block(ctx.command, "sh");
     for (int gen : ctx.gen_lens) {
         const StrategyTotals& base = results[gen]["baseline"];
-        std::vector<std::vector<std::string>> rows, sweep;
+        std::vector<std::vector<std::string>> rows, sweep, by_family;
         for (const StrategyConfig& c : configs_of[gen]) {
             if (failed.count(c.label)) continue;
             const StrategyTotals& t = results[gen][c.label];
@@ -345,6 +387,16 @@ MarkdownSection strategies(const BenchContext& ctx) {
                 format_fixed(ev("remasks"), 0) + " / " + format_fixed(ev("effective_remasks"), 0) + " / " +
                     format_fixed(ev("flipflops"), 0) + " / " + format_fixed(ev("replaces"), 0)};
             (c.sweep ? sweep : rows).push_back(row);
+            if (!c.sweep) {
+                std::vector<std::string> fam_row{c.label};
+                for (const std::string& f : families) {
+                    auto it = t.by_family.find(f);
+                    fam_row.push_back(it == t.by_family.end() ? "—"
+                                                             : std::to_string(it->second.first) + " / " +
+                                                                   std::to_string(it->second.second));
+                }
+                by_family.push_back(fam_row);
+            }
             nlohmann::json curve = nlohmann::json::array();
             for (std::size_t i = 0; i < t.curve_sum.size(); ++i) curve.push_back(t.curve_sum[i] / std::max(1, t.curve_n[i]));
             j["runs"].push_back({{"gen_length", gen}, {"label", c.label}, {"strategy", c.strategy}, {"sweep", c.sweep},
@@ -358,10 +410,17 @@ MarkdownSection strategies(const BenchContext& ctx) {
         }
         const std::vector<std::string> header{"preset", "accuracy", "avg steps", "FLOPs ratio", "r̄", "speedup",
                                               "E2E TPS", "remasks / eff. / flip-flops / replaces"};
-        sec.paragraph("**Gen length " + std::to_string(gen) + "**:");
+        const std::string caption = gen == kFamilyCanvas ? family_canvas_caption(examples)
+                                                         : "Gen length " + std::to_string(gen);
+        sec.paragraph("**" + caption + "**:");
         sec.table(header, rows);
+        std::vector<std::string> fam_header{"preset"};
+        for (const std::string& f : families) fam_header.push_back(f);
+        sec.paragraph("**" + caption + ", answers right by family**:");
+        sec.table(fam_header, by_family);
         if (!sweep.empty()) {
-            sec.paragraph("**SureLock sweep, gen length " + std::to_string(gen) + "** (epsilon x gate m):");
+            sec.paragraph("**SureLock sweep, " + (gen == kFamilyCanvas ? std::string("family canvases") : "gen length " + std::to_string(gen)) +
+                          "** (epsilon x gate m):");
             sec.table(header, sweep);
         }
     }
@@ -383,6 +442,9 @@ MarkdownSection decode(const BenchContext& ctx) {
     DecodeBenchOptions o;
     o.model = ctx.model;
     o.gen_lens = ctx.gen_lens_given ? ctx.gen_lens : std::vector<int>{256};
+    for (int g : o.gen_lens)
+        if (g == kFamilyCanvas)
+            throw UsageError("--gen-lens family is for the strategies section; the decode section needs lengths");
     o.prompt_len = ctx.prompt_len;
     o.reps = ctx.reps_given ? ctx.reps : 1;
     o.threads = ctx.threads;
@@ -432,6 +494,18 @@ constexpr Benchmark kBenchmarks[] = {
     {"step-cpu", step_cpu, false},          // a large checkpoint's step on the CPU: minutes
 };
 
+// A length of --gen-lens / --sweep-gen: positive, or "family" (kFamilyCanvas).
+int parse_gen_length(const std::string& w, const std::string& option) {
+    if (w == "family") return kFamilyCanvas;
+    try {
+        std::size_t used = 0;
+        const int g = std::stoi(w, &used);
+        if (g > 0 && used == w.size()) return g;
+    } catch (const std::exception&) {
+    }
+    throw UsageError(option + ": '" + w + "' is neither a positive length nor 'family' (e.g. " + option + " 64,128 or family)");
+}
+
 std::string quoted(const std::string& word) {
     if (!word.empty() && word.find_first_of(" \t'\"$\\`|&;<>()*?") == std::string::npos) return word;
     std::string q = "'";
@@ -459,7 +533,8 @@ int bench_main(std::span<const std::string> args) {
     const std::string out = a.get_or("out", "docs/benchmarks.md");
     ctx.model = a.get_or("model", ctx.model);
     ctx.limit_per_family = static_cast<int>(a.get_int("limit", 1, 1'000'000).value_or(ctx.limit_per_family));
-    ctx.sweep_gen = static_cast<int>(a.get_int("sweep-gen", 1, 1 << 20).value_or(0));
+    ctx.data = a.get_or("data", "");
+    if (auto v = a.get("sweep-gen")) ctx.sweep_gen = parse_gen_length(*v, "--sweep-gen");
     ctx.data_out = a.get_or("data-out", ctx.data_out);
     ctx.backend = backend_from_args(a);
     ctx.forward_cuda = forward_cuda_options_from_args(a, ctx.command);
@@ -478,15 +553,7 @@ int bench_main(std::span<const std::string> args) {
     if (auto lens = a.get("gen-lens")) {
         ctx.gen_lens.clear();
         std::stringstream ss(*lens);
-        for (std::string w; std::getline(ss, w, ',');) {
-            try {
-                const int g = std::stoi(w);
-                if (g <= 0) throw std::invalid_argument(w);
-                ctx.gen_lens.push_back(g);
-            } catch (const std::exception&) {
-                throw UsageError("--gen-lens: '" + w + "' is not a positive length (e.g. --gen-lens 64,128,256)");
-            }
-        }
+        for (std::string w; std::getline(ss, w, ',');) ctx.gen_lens.push_back(parse_gen_length(w, "--gen-lens"));
         if (ctx.gen_lens.empty()) throw UsageError("--gen-lens is empty");
     }
 

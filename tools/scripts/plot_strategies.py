@@ -38,15 +38,19 @@ def main() -> int:
     os.makedirs(args.img, exist_ok=True)
     sweep_gen = data.get("sweep_gen")
 
+    def canvas(gen):
+        # gen_length 0: each example on its family's canvas (bench --gen-lens family)
+        return "family canvases" if gen == 0 else f"N_gen={gen}"
+
     # 1. Per-step FLOPs ratio.
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     for r in runs:
         if r["label"] == "surelock":
-            axes[0].plot(range(len(r["step_flops_ratio"])), r["step_flops_ratio"], label=f"N_gen={r['gen_length']}")
+            axes[0].plot(range(len(r["step_flops_ratio"])), r["step_flops_ratio"], label=canvas(r["gen_length"]))
         if r["sweep"] and r["gen_length"] == sweep_gen:
             axes[1].plot(range(len(r["step_flops_ratio"])), r["step_flops_ratio"], label=r["label"].replace("surelock ", ""))
     axes[0].set_title("SureLock (eps=5e-3, m=20%): per-step FLOPs ratio")
-    axes[1].set_title(f"SureLock sweep at N_gen={sweep_gen}")
+    axes[1].set_title(f"SureLock sweep, {canvas(sweep_gen)}")
     for ax in axes:
         ax.set_xlabel("step")
         ax.set_ylabel("F_t / F_base,t")
@@ -59,15 +63,16 @@ def main() -> int:
 
     # 2. Accuracy vs FLOPs ratio.
     fig, ax = plt.subplots(figsize=(7.5, 5))
-    markers = {64: "o", 128: "s", 256: "^"}
+    markers = {0: "D", 64: "o", 128: "s", 256: "^"}
     for r in runs:
         if r["sweep"]:
             continue
         ax.scatter(r["flops_ratio"], 100 * r["accuracy"], marker=markers.get(r["gen_length"], "x"))
-        ax.annotate(f"{r['label']} ({r['gen_length']})", (r["flops_ratio"], 100 * r["accuracy"]), fontsize=6)
+        where = "" if r["gen_length"] == 0 else f" ({r['gen_length']})"
+        ax.annotate(f"{r['label']}{where}", (r["flops_ratio"], 100 * r["accuracy"]), fontsize=6)
     ax.set_xlabel("paper FLOPs / baseline FLOPs")
     ax.set_ylabel("accuracy (%)")
-    ax.set_title("Accuracy next to compute (marker: o 64, s 128, ^ 256)")
+    ax.set_title("Accuracy next to compute (marker: D family canvases, o 64, s 128, ^ 256)")
     ax.grid(alpha=0.3)
     fig.tight_layout()
     out2 = os.path.join(args.img, "bench-strategies-tradeoff.png")
