@@ -178,31 +178,30 @@ TEST(StrategyCover, ClosedFormDualViewEqualsLeaveOneOutForward) {
         const ReferenceOutput ref = test::reference_forward(ck, current, &ro);
 
         const std::string what = std::string(family_name(family)) + " offset " + std::to_string(offset);
+        // The largest |closed - other| over row i's vocabulary.
+        auto max_diff = [&](int i, auto&& other) {
+            double worst = 0;
+            for (int t = 0; t < V; ++t)
+                worst = std::max(worst, std::abs(static_cast<double>(closed.logits[i][t]) - static_cast<double>(other(i, t))));
+            return worst;
+        };
+        auto reference = [&](int i, int t) { return ref.logit(i, t); };
+        auto explicit_leave_one_out = [&](int i, int t) { return explicit_loo.logits[i][t]; };
         for (int i = 0; i < n; ++i) {
             const bool verifies = std::find(seeds.begin(), seeds.end(), i + offset) != seeds.end();
             if (verifies) {
-                double worst_ref = 0, worst_explicit = 0, moved = 0;
-                for (int t = 0; t < V; ++t) {
-                    worst_ref = std::max(worst_ref, std::abs(static_cast<double>(closed.logits[i][t]) - ref.logit(i, t)));
-                    worst_explicit = std::max(worst_explicit, static_cast<double>(std::abs(closed.logits[i][t] - explicit_loo.logits[i][t])));
-                    moved = std::max(moved, static_cast<double>(std::abs(closed.logits[i][t] - override_only.logits[i][t])));
-                }
-                EXPECT_LT(worst_ref, 1e-4) << what << " verifying row " << i;
-                EXPECT_LT(worst_explicit, 1e-4) << what << " verifying row " << i;
-                EXPECT_GT(moved, 1e-4) << what << ": the correction must change verifying row " << i;
+                EXPECT_LT(max_diff(i, reference), 1e-4) << what << " verifying row " << i;
+                EXPECT_LT(max_diff(i, explicit_leave_one_out), 1e-4) << what << " verifying row " << i;
+                EXPECT_GT(max_diff(i, [&](int r, int t) { return override_only.logits[r][t]; }), 1e-4)
+                    << what << ": the correction must change verifying row " << i;
             } else if (offset == 0) {
                 EXPECT_EQ(closed.logits[i], override_only.logits[i]) << what << " other row " << i;
                 EXPECT_EQ(explicit_loo.logits[i], override_only.logits[i]) << what << " other row " << i;
             } else {
                 // Every other row reads the verifying row's own column, computed from its
                 // leave-one-out state: the same view in all three forwards.
-                double worst_ref = 0, worst_explicit = 0;
-                for (int t = 0; t < V; ++t) {
-                    worst_ref = std::max(worst_ref, std::abs(static_cast<double>(closed.logits[i][t]) - ref.logit(i, t)));
-                    worst_explicit = std::max(worst_explicit, static_cast<double>(std::abs(closed.logits[i][t] - explicit_loo.logits[i][t])));
-                }
-                EXPECT_LT(worst_ref, 1e-4) << what << " other row " << i;
-                EXPECT_LT(worst_explicit, 1e-4) << what << " other row " << i;
+                EXPECT_LT(max_diff(i, reference), 1e-4) << what << " other row " << i;
+                EXPECT_LT(max_diff(i, explicit_leave_one_out), 1e-4) << what << " other row " << i;
             }
         }
         // Per-layer log-sum-exp of the corrected rows: lse_ovr + log r.
