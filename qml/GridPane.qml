@@ -106,6 +106,10 @@ Rectangle {
             border.color: pane.run && pane.run.verdict === "correct" ? "#3fb950" : Theme.error
             Text {
                 id: verdictText
+                objectName: "verdictText"
+                // Scrubbed back, the grid shows an earlier step: the verdict is the run's final one.
+                readonly property string when: pane.run && pane.run.viewStep >= 0 && pane.run.viewStep < pane.run.stepCount - 1
+                                                ? qsTr(" (at the end of the run, step %1)").arg(pane.run.stepCount) : ""
                 anchors.fill: parent
                 anchors.margins: 4
                 verticalAlignment: Text.AlignVCenter
@@ -114,10 +118,10 @@ Rectangle {
                 font.bold: true
                 wrapMode: Text.Wrap
                 text: !pane.run || pane.run.verdict === "" ? ""
-                      : pane.run.verdict === "correct" ? qsTr("✓ Correct: %1").arg(pane.run.expectedAnswer)
-                      : qsTr("✗ Wrong: answered “%1”, the answer is %2")
-                            .arg(pane.run.predictedAnswer !== "" ? pane.run.predictedAnswer : qsTr("(no #### answer)"))
-                            .arg(pane.run.expectedAnswer)
+                      : (pane.run.verdict === "correct" ? qsTr("✓ Correct: %1").arg(pane.run.expectedAnswer)
+                         : qsTr("✗ Wrong: answered “%1”, the answer is %2")
+                               .arg(pane.run.predictedAnswer !== "" ? pane.run.predictedAnswer : qsTr("(no #### answer)"))
+                               .arg(pane.run.expectedAnswer)) + when
             }
         }
         // The strategy's step limit ended the run before every position was decoded: say so, so an

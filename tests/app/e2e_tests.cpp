@@ -159,6 +159,16 @@ private Q_SLOTS:
         QQuickItem* badge = w.find<QQuickItem>("verdictBadge");
         QVERIFY(badge);
         QVERIFY(badge->isVisible());
+        // Scrubbed back to an earlier step, the badge says the verdict is the run's final one.
+        QObject* verdictText = w.find<QObject>("verdictText");
+        QVERIFY(verdictText);
+        QVERIFY2(!verdictText->property("text").toString().contains("at the end of the run"),
+                 qPrintable(verdictText->property("text").toString()));
+        c.runs()->setViewStep(steps / 2);
+        QCoreApplication::processEvents();
+        QVERIFY2(verdictText->property("text").toString().endsWith(QString(" (at the end of the run, step %1)").arg(steps)),
+                 qPrintable(verdictText->property("text").toString()));
+        c.runs()->setViewStep(steps - 1);
 
         // Every chart got every step.
         for (const char* name : {"flopsChart", "ratioChart", "rowsChart", "tpsChart", "wallChart", "eventsChart"}) {
