@@ -429,6 +429,14 @@ TEST(CliTinyMdlm, StrategiesBenchDecodesEachExampleOnItsFamilysCanvas) {
         }
         // Blocks of 32 on canvases of 24 (one block) and 40 (blocks of 20): it runs.
         saw_fast = saw_fast || run.at("label") == "fast-dllm";
+        // Guided's AR guider is part of its cost, and only guided has one.
+        const double guider = run.at("guider_flops_ratio").get<double>();
+        if (run.at("label") == "guided") {
+            EXPECT_GT(guider, 0.0);
+            EXPECT_GE(run.at("flops_ratio").get<double>(), guider);
+        } else {
+            EXPECT_EQ(guider, 0.0) << run.at("label");
+        }
     }
     EXPECT_TRUE(saw_baseline && saw_fast) << j.dump();
     for (const char* bad : {"0", "64x", "famly"})

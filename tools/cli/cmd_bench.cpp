@@ -231,6 +231,7 @@ struct StrategyTotals {
     std::map<std::string, std::pair<int, int>> by_family;  // family -> (correct, n)
     long long steps = 0, tokens = 0, rows = 0, rows_total = 0;
     double wall = 0, flops = 0, dense = 0;
+    double guider_flops = 0;  // part of `flops`
     std::map<std::string, double> events;  // remasks, flipflops, replaces, locks, ...
     std::vector<double> curve_sum;         // per step: sum of F_t / F_base,t
     std::vector<int> curve_n;
@@ -315,7 +316,8 @@ MarkdownSection strategies(const BenchContext& ctx) {
                         t.curve_sum.resize(i + 1, 0.0);
                         t.curve_n.resize(i + 1, 0);
                     }
-                    t.curve_sum[i] += st.paper_flops_dense > 0 ? st.paper_flops / st.paper_flops_dense : 0.0;
+                    // A guider's forwards are the price of guided's fewer steps: they count.
+                    t.curve_sum[i] += st.paper_flops_dense > 0 ? (st.paper_flops + st.guider_flops) / st.paper_flops_dense : 0.0;
                     t.curve_n[i] += 1;
                     return true;
                 });
@@ -330,7 +332,8 @@ MarkdownSection strategies(const BenchContext& ctx) {
                 t.rows += sum.rows_computed;
                 t.rows_total += sum.rows_total;
                 t.wall += sum.wall_s;
-                t.flops += sum.paper_flops;
+                t.flops += sum.paper_flops + sum.guider_flops;
+                t.guider_flops += sum.guider_flops;
                 t.dense += sum.paper_flops_dense;
             }
             std::cerr << "bench: strategies " << (gen == kFamilyCanvas ? "family canvases" : "gen " + std::to_string(gen))
@@ -354,7 +357,8 @@ MarkdownSection strategies(const BenchContext& ctx) {
         " examples, " + std::to_string(ctx.limit_per_family) + " per family, chat template, temperature 0), each "
         "configuration right after the others on the same example so that machine load drifts equally. *FLOPs ratio* "
         "= the preset's paper FLOPs (design.md §6, GEMMs only, LM head excluded) / the baseline's on the same examples, "
-        "so step savings count too; *r̄* = rows computed / rows of its own steps (the SureLock paper's active ratio); "
+        "so step savings count too (for guided, its AR guider's forwards are added, LM head included: they are what "
+        "its fewer steps cost); *r̄* = rows computed / rows of its own steps (the SureLock paper's active ratio); "
         "*speedup* = baseline wall time / preset wall time, measured in this run; *E2E TPS* = unmasked tokens / wall "
         "time. Baseline and SureLock/selection use one block over the whole generation with S = N_gen steps (the "
         "SureLock paper's setting); FreeCache and Fast-dLLM use blocks of 32, or the largest divisor of the canvas below "
@@ -401,7 +405,8 @@ MarkdownSection strategies(const BenchContext& ctx) {
             for (std::size_t i = 0; i < t.curve_sum.size(); ++i) curve.push_back(t.curve_sum[i] / std::max(1, t.curve_n[i]));
             j["runs"].push_back({{"gen_length", gen}, {"label", c.label}, {"strategy", c.strategy}, {"sweep", c.sweep},
                                  {"n", t.n}, {"accuracy", acc}, {"avg_steps", t.n ? double(t.steps) / t.n : 0.0},
-                                 {"flops_ratio", ratio}, {"active_ratio", active}, {"speedup", speedup},
+                                 {"flops_ratio", ratio}, {"guider_flops_ratio", base.flops > 0 ? t.guider_flops / base.flops : 0.0},
+                                 {"active_ratio", active}, {"speedup", speedup},
                                  {"e2e_tps", tps}, {"wall_s", t.wall}, {"events", t.events}, {"step_flops_ratio", curve}});
             csv << gen << ",\"" << c.label << "\"," << c.strategy << ',' << c.sweep << ',' << t.n << ',' << acc << ','
                 << (t.n ? double(t.steps) / t.n : 0.0) << ',' << ratio << ',' << active << ',' << speedup << ',' << tps
