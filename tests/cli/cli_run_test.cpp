@@ -427,6 +427,10 @@ TEST(CliTinyMdlm, StrategiesBenchDecodesEachExampleOnItsFamilysCanvas) {
             EXPECT_DOUBLE_EQ(run.at("avg_steps").get<double>(), (24 + 40) / 2.0);  // one token per step
             EXPECT_DOUBLE_EQ(run.at("flops_ratio").get<double>(), 1.0);
         }
+        // The per-step curve is kept per canvas: steps of different canvases do not line up.
+        const auto& curves = run.at("step_flops_ratio_by_canvas");
+        EXPECT_TRUE(curves.contains("24") && curves.contains("40")) << curves.dump();
+        if (run.at("label") == "baseline") EXPECT_EQ(curves.at("40").size(), 40u);
         // Blocks of 32 on canvases of 24 (one block) and 40 (blocks of 20): it runs.
         saw_fast = saw_fast || run.at("label") == "fast-dllm";
         // Guided's AR guider is part of its cost, and only guided has one.

@@ -233,8 +233,13 @@ struct StrategyTotals {
     double wall = 0, flops = 0, dense = 0;
     double guider_flops = 0;  // part of `flops`
     std::map<std::string, double> events;  // remasks, flipflops, replaces, locks, ...
-    std::vector<double> curve_sum;         // per step: sum of F_t / F_base,t
-    std::vector<int> curve_n;
+    struct Curve {
+        std::vector<double> sum;  // per step: sum of F_t / F_base,t over the examples
+        std::vector<int> n;       // per step: examples that reached it
+    };
+    // By canvas length: averaging steps of canvases of different lengths would draw a saw, each
+    // tooth where the shorter canvases end.
+    std::map<int, Curve> curves;
 };
 
 // "Family canvases (addition 48, counting 96, ...)": the lengths the examples decode on.
@@ -312,13 +317,14 @@ MarkdownSection strategies(const BenchContext& ctx) {
                             k == "locks" || k == "unlocks")
                             t.events[k] += v;
                     const auto i = static_cast<std::size_t>(st.step);
-                    if (t.curve_sum.size() <= i) {
-                        t.curve_sum.resize(i + 1, 0.0);
-                        t.curve_n.resize(i + 1, 0);
+                    StrategyTotals::Curve& curve = t.curves[s.gen_length];
+                    if (curve.sum.size() <= i) {
+                        curve.sum.resize(i + 1, 0.0);
+                        curve.n.resize(i + 1, 0);
                     }
                     // A guider's forwards are the price of guided's fewer steps: they count.
-                    t.curve_sum[i] += st.paper_flops_dense > 0 ? (st.paper_flops + st.guider_flops) / st.paper_flops_dense : 0.0;
-                    t.curve_n[i] += 1;
+                    curve.sum[i] += st.paper_flops_dense > 0 ? (st.paper_flops + st.guider_flops) / st.paper_flops_dense : 0.0;
+                    curve.n[i] += 1;
                     return true;
                 });
                 const TraceSummary sum = session.summary();
@@ -401,13 +407,18 @@ MarkdownSection strategies(const BenchContext& ctx) {
                 }
                 by_family.push_back(fam_row);
             }
-            nlohmann::json curve = nlohmann::json::array();
-            for (std::size_t i = 0; i < t.curve_sum.size(); ++i) curve.push_back(t.curve_sum[i] / std::max(1, t.curve_n[i]));
+            nlohmann::json curves = nlohmann::json::object();
+            for (const auto& [canvas, curve] : t.curves) {
+                nlohmann::json mean = nlohmann::json::array();
+                for (std::size_t i = 0; i < curve.sum.size(); ++i) mean.push_back(curve.sum[i] / std::max(1, curve.n[i]));
+                curves[std::to_string(canvas)] = mean;
+            }
             j["runs"].push_back({{"gen_length", gen}, {"label", c.label}, {"strategy", c.strategy}, {"sweep", c.sweep},
                                  {"n", t.n}, {"accuracy", acc}, {"avg_steps", t.n ? double(t.steps) / t.n : 0.0},
                                  {"flops_ratio", ratio}, {"guider_flops_ratio", base.flops > 0 ? t.guider_flops / base.flops : 0.0},
                                  {"active_ratio", active}, {"speedup", speedup},
-                                 {"e2e_tps", tps}, {"wall_s", t.wall}, {"events", t.events}, {"step_flops_ratio", curve}});
+                                 {"e2e_tps", tps}, {"wall_s", t.wall}, {"events", t.events},
+                                 {"step_flops_ratio_by_canvas", curves}});
             csv << gen << ",\"" << c.label << "\"," << c.strategy << ',' << c.sweep << ',' << t.n << ',' << acc << ','
                 << (t.n ? double(t.steps) / t.n : 0.0) << ',' << ratio << ',' << active << ',' << speedup << ',' << tps
                 << ',' << ev("remasks") << ',' << ev("effective_remasks") << ',' << ev("flipflops") << ','

@@ -3,8 +3,9 @@
 
 Reads the JSON the bench writes (default docs/bench/strategies.json) and writes two PNGs:
   <img>/bench-strategies-step-flops.png  per-step paper-FLOPs ratio F_t / F_base,t (SureLock paper
-                                         Fig. 2): the default SureLock at every generation length,
-                                         and the epsilon x m sweep at the sweep length;
+                                         Fig. 2), one line per canvas length: the default SureLock
+                                         at every generation length, and the epsilon x m sweep on
+                                         the sweep's longest canvas;
   <img>/bench-strategies-tradeoff.png    accuracy against the FLOPs ratio to the baseline, per preset.
 
 Usage: /usr/bin/python3 tools/scripts/plot_strategies.py [--data FILE] [--img DIR]
@@ -42,15 +43,21 @@ def main() -> int:
         # gen_length 0: each example on its family's canvas (bench --gen-lens family)
         return "family canvases" if gen == 0 else f"N_gen={gen}"
 
-    # 1. Per-step FLOPs ratio.
+    # 1. Per-step FLOPs ratio, one line per canvas length (steps of different canvases do not align).
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    sweep_canvas = None
     for r in runs:
+        by_canvas = r.get("step_flops_ratio_by_canvas", {})
         if r["label"] == "surelock":
-            axes[0].plot(range(len(r["step_flops_ratio"])), r["step_flops_ratio"], label=canvas(r["gen_length"]))
-        if r["sweep"] and r["gen_length"] == sweep_gen:
-            axes[1].plot(range(len(r["step_flops_ratio"])), r["step_flops_ratio"], label=r["label"].replace("surelock ", ""))
+            for length, curve in sorted(by_canvas.items(), key=lambda kv: int(kv[0])):
+                where = f"canvas {length}" if r["gen_length"] == 0 else canvas(r["gen_length"])
+                axes[0].plot(range(len(curve)), curve, label=where)
+        if r["sweep"] and r["gen_length"] == sweep_gen and by_canvas:
+            sweep_canvas = max(by_canvas, key=int)
+            curve = by_canvas[sweep_canvas]
+            axes[1].plot(range(len(curve)), curve, label=r["label"].replace("surelock ", ""))
     axes[0].set_title("SureLock (eps=5e-3, m=20%): per-step FLOPs ratio")
-    axes[1].set_title(f"SureLock sweep, {canvas(sweep_gen)}")
+    axes[1].set_title(f"SureLock sweep, {canvas(sweep_gen)}" + (f" (canvas {sweep_canvas})" if sweep_gen == 0 and sweep_canvas else ""))
     for ax in axes:
         ax.set_xlabel("step")
         ax.set_ylabel("F_t / F_base,t")
