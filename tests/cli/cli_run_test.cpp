@@ -254,6 +254,7 @@ TEST_F(CliRun, EvalOnAJsonlFile) {
     EXPECT_DOUBLE_EQ(j.at("avg_steps").get<double>(), 8.0);
     EXPECT_DOUBLE_EQ(j.at("flops_ratio").get<double>(), 1.0);
     EXPECT_NE(r.err.find("eval 3/3"), std::string::npos) << r.err;  // progress on stderr
+    EXPECT_NE(r.err.find(" s elapsed"), std::string::npos) << r.err;  // wall time, not the examples' sum
 
     // Every example is in the predictions file, with the extracted answer.
     const std::string pred = read_text(file("pred.jsonl"));

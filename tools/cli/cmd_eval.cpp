@@ -70,16 +70,19 @@ struct FamilyScore {
     double accuracy() const { return n > 0 ? double(correct) / n : 0.0; }
 };
 
-// Progress on stderr: an in-place line on a terminal, a line every ~5% otherwise.
+// Progress on stderr: an in-place line on a terminal, a line every ~5% otherwise. The time is
+// wall time since the start (with several jobs the examples' own times add up to more).
 class Progress {
 public:
-    explicit Progress(int total) : total_(total), terminal_(::isatty(STDERR_FILENO) == 1) {}
-    void update(int done, int correct, double wall_s) {
+    explicit Progress(int total)
+        : total_(total), terminal_(::isatty(STDERR_FILENO) == 1), start_(std::chrono::steady_clock::now()) {}
+    void update(int done, int correct) {
+        const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
         const bool last = done == total_;
         const int every = std::max(1, total_ / 20);
         if (!terminal_ && !last && done % every != 0) return;
         char line[160];
-        std::snprintf(line, sizeof line, "eval %d/%d  accuracy %.3f  %.1f s", done, total_,
+        std::snprintf(line, sizeof line, "eval %d/%d  accuracy %.3f  %.1f s elapsed", done, total_,
                       done > 0 ? double(correct) / done : 0.0, wall_s);
         std::cerr << (terminal_ ? "\r\033[K" : "") << line << (terminal_ && !last ? "" : "\n");
         std::cerr.flush();
@@ -88,6 +91,7 @@ public:
 private:
     int total_;
     bool terminal_;
+    std::chrono::steady_clock::time_point start_;
 };
 
 // An example's own canvas length ("gen_length" in the data) applies unless the command line
@@ -237,7 +241,6 @@ int eval_main(std::span<const std::string> args) {
     std::vector<RevealTimes> reveals(examples.size());
     std::mutex progress_mutex;
     int done = 0, done_correct = 0;
-    double done_wall = 0.0;
     Progress progress(static_cast<int>(examples.size()));
     std::atomic<std::size_t> next{0};
     std::vector<std::string> errors(static_cast<std::size_t>(jobs));
@@ -264,8 +267,7 @@ int eval_main(std::span<const std::string> args) {
                     std::lock_guard lock(progress_mutex);
                     ++done;
                     done_correct += ok;
-                    done_wall += sum.wall_s;
-                    progress.update(done, done_correct, done_wall);
+                    progress.update(done, done_correct);
                     continue;
                 }
                 DecodeSession session(*b, *ckpt.tokenizer, ckpt.config(), prompts[i], example_settings[i],
@@ -281,8 +283,7 @@ int eval_main(std::span<const std::string> args) {
                 std::lock_guard lock(progress_mutex);
                 ++done;
                 done_correct += ok;
-                done_wall += sums[i].wall_s;
-                progress.update(done, done_correct, done_wall);
+                progress.update(done, done_correct);
             }
         } catch (const std::exception& e) {
             errors[static_cast<std::size_t>(job)] = e.what();
