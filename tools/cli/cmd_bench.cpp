@@ -75,11 +75,11 @@ const CommandSpec& bench_spec() {
     return spec;
 }
 
-// What every section records about where and how it was measured.
 // A generation length of the strategies section that means "each example on its own canvas":
 // the length its family is evaluated on (the eval data's "gen_length"), as `eval` decodes it.
 constexpr int kFamilyCanvas = 0;
 
+// What every section records about where and how it was measured.
 struct BenchContext {
     std::string command;  // the exact command line, for the report
     int reps = 5;
