@@ -40,13 +40,14 @@ void CopyTimer::copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKi
 }
 
 void CopyTimer::fold_finished() {
-    std::size_t kept = 0;
-    for (const Pending& p : pending_) {
+    // One stream runs its copies in order: the first pair not yet passed ends the scan, so a
+    // long queue of copies in flight costs one query per call, not one per copy.
+    while (!pending_.empty()) {
+        const Pending& p = pending_.front();
         const cudaError_t state = cudaEventQuery(p.end);
         if (state == cudaErrorNotReady) {  // not yet run
             cudaGetLastError();            // a not-ready query is no error of the backend's
-            pending_[kept++] = p;
-            continue;
+            return;
         }
         float ms = 0;
         if (state == cudaSuccess && cudaEventElapsedTime(&ms, p.start, p.end) == cudaSuccess) {
@@ -60,8 +61,8 @@ void CopyTimer::fold_finished() {
         }
         spare_.push_back(p.start);
         spare_.push_back(p.end);
+        pending_.pop_front();
     }
-    pending_.resize(kept);
 }
 
 TransferTotals CopyTimer::totals() {

@@ -1,10 +1,11 @@
 #pragma once
 // Times host<->device copies on the device: an event before and after each copy on its stream,
-// read once both have completed, so timing never makes the host wait. Unread pairs are folded in
-// by totals() and, to bound their number, by every 64th copy.
+// read once both have completed, so timing never makes the host wait. Passed pairs are folded in
+// by totals() and, to bound their number, by any copy made while 64 are unread.
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <deque>
 #include <vector>
 
 #include "compute/transfer_totals.h"
@@ -34,7 +35,7 @@ private:
     cudaEvent_t take_event();
     void fold_finished();
 
-    std::vector<Pending> pending_;
+    std::deque<Pending> pending_;  // in the stream's order
     std::vector<cudaEvent_t> spare_;
     TransferTotals done_;
 };
