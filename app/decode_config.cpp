@@ -50,15 +50,11 @@ QVariantList loadExamples() {
     return out;
 }
 
-// Blocks must tile the canvas: the largest block length not above the current one that divides
-// gen_length (0, one block, stays 0).
+// Blocks must tile the canvas (0, one block, stays 0).
 void fitBlockLength(QVariantMap& s) {
-    const int gen = s.value("gen_length").toInt();
-    int block = s.value("block_length").toInt();
-    if (block <= 0 || gen <= 0) return;
-    block = std::min(block, gen);
-    while (block > 1 && gen % block != 0) --block;
-    s.insert("block_length", QString::number(block));
+    const int block = s.value("block_length").toInt();
+    if (block <= 0) return;
+    s.insert("block_length", QString::number(dlm::block_that_tiles(s.value("gen_length").toInt(), block)));
 }
 
 // The schema's defaults, on the canvas of the first worked example when there is one.

@@ -232,6 +232,13 @@ int effective_block_length(const DecodeSettings& s, const ModelConfig& config) {
 
 int block_or_generation(const DecodeSettings& s) { return s.block_length > 0 ? s.block_length : s.gen_length; }
 
+int block_that_tiles(int gen_length, int block_length) {
+    if (block_length <= 0 || gen_length <= 0) return block_length;
+    int block = std::min(block_length, gen_length);
+    while (gen_length % block != 0) --block;
+    return block;
+}
+
 bool effective_track_kl(const DecodeSettings& s, const ModelConfig& config, int prompt_len) {
     if (s.track_kl != TrackKl::Auto) return s.track_kl == TrackKl::On;
     const double bytes = double(config.vocab_size) * double(prompt_len + s.gen_length) * sizeof(float);

@@ -89,6 +89,9 @@ ConfidenceSource effective_confidence(const DecodeSettings& s, const ModelConfig
 int effective_block_length(const DecodeSettings& s, const ModelConfig& config);  // dream: gen_length
 // The settings' block length, or the whole generation when it is 0 (one block).
 int block_or_generation(const DecodeSettings& s);
+// Blocks must tile the canvas: the largest block length not above `block_length` that divides
+// `gen_length` (48 with 32: 24). 0 (one block) and lengths not yet positive come back unchanged.
+int block_that_tiles(int gen_length, int block_length);
 bool effective_track_kl(const DecodeSettings& s, const ModelConfig& config, int prompt_len);
 
 struct SettingsIssue {

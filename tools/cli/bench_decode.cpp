@@ -97,11 +97,7 @@ DecodeSettings preset_settings(const DecodePreset& p, int gen) {
     DecodeSettings s;
     s.gen_length = gen;
     s.steps = gen;
-    // Blocks must tile the canvas: on one that the preset's block does not divide (48 with 32),
-    // the largest block below it that does.
-    int block = p.block > 0 && p.block < gen ? p.block : gen;
-    while (gen % block != 0) --block;
-    s.block_length = block;
+    s.block_length = p.block > 0 ? block_that_tiles(gen, p.block) : gen;
     s.strategy = p.strategy;
     s.track_kl = TrackKl::Off;
     s.display_top_k = 0;

@@ -79,6 +79,17 @@ TEST(DecodeSettings, ToMapRoundTripsThroughSet) {
     for (const auto& k : DecodeSettings::known_keys()) EXPECT_TRUE(a.to_map().count(k)) << k;
 }
 
+// One rule for the app's canvas picker and the benchmarks: blocks tile the canvas.
+TEST(DecodeSettings, BlockThatTilesIsTheLargestDivisorNotAboveTheBlock) {
+    EXPECT_EQ(block_that_tiles(48, 32), 24);
+    EXPECT_EQ(block_that_tiles(40, 32), 20);
+    EXPECT_EQ(block_that_tiles(256, 32), 32);
+    EXPECT_EQ(block_that_tiles(24, 32), 24);  // longer than the canvas: one block
+    EXPECT_EQ(block_that_tiles(37, 32), 1);   // a prime canvas: blocks of one
+    EXPECT_EQ(block_that_tiles(48, 0), 0);    // one block stays one block
+    EXPECT_EQ(block_that_tiles(0, 32), 32);   // no canvas yet: unchanged
+}
+
 TEST(DecodeSettings, UnknownKeyNamesTheKnownOnes) {
     DecodeSettings s;
     const auto msg = error_of([&] { s.set("temprature", "0.5"); });
