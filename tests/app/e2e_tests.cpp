@@ -385,6 +385,44 @@ private Q_SLOTS:
 
     // A parameter the chosen strategy does not know is an error shown before Run (it used to pass
     // validation and fail the run with a banner).
+    // FreeCache stops computing the blocks its window has left ("frozen" rows, their K/V cached):
+    // the inspector keeps the candidates such a row last had and says from which step, and why.
+    void frozenRowKeepsItsLastCandidates() {
+        AppUnderTest app;
+        QVERIFY2(app.w.window && loadModel(app.c), qPrintable(app.c.errorString()));
+        RunController* runs = app.c.runs();
+        app.c.config()->setSetting("strategy", "freecache");
+        app.c.config()->setSetting("gen_length", "64");
+        app.c.config()->setSetting("steps", "64");
+        app.c.config()->setSetting("block_length", "16");
+        QSignalSpy done(runs, &RunController::runCompleted);
+        runs->runDecode();
+        QVERIFY(done.wait(120000));
+        QCOMPARE(done.at(0).at(0).toBool(), true);
+        QCOMPARE(runs->run()->strategy(), QString("freecache"));
+        const int last = runs->run()->stepCount() - 1;
+        runs->setViewStep(last);
+        int frozen = -1;
+        for (const auto& p : runs->run()->history().step(last).positions)
+            if (p.state == dlm::PosState::Frozen) {
+                QVERIFY2(p.top.empty(), "a frozen row is not computed, so its step has no candidates");
+                frozen = p.pos;
+                break;
+            }
+        QVERIFY2(frozen >= 0, "FreeCache froze no row behind its window");
+        QVERIFY(QMetaObject::invokeMethod(app.w.window, "openInspector", Q_ARG(QVariant, frozen)));
+        QObject* heading = nullptr;
+        QTRY_VERIFY((heading = app.w.find<QObject>("topkHeading")) != nullptr);
+        const QVariantMap d = runs->run()->positionDetails(frozen);
+        QCOMPARE(d.value("state").toString(), QString("frozen"));
+        const QVariantMap current = d.value("current").toMap();
+        const int shown = current.value("step").toInt();
+        QVERIFY2(shown < last, qPrintable(QString("candidates of step %1, the last is %2").arg(shown).arg(last)));
+        QVERIFY(!current.value("candidates").toList().isEmpty());
+        QTRY_COMPARE(heading->property("text").toString(),
+                     QString("Top-k at step %1 (not recomputed since: cached)").arg(shown + 1));
+    }
+
     void unknownParameterIsAnErrorBeforeRun() {
         AppController c(AppController::Options{false, false});
         AppController::setInstance(&c);
