@@ -190,6 +190,10 @@ WORD_PROBLEM_FORM = "sentences"
 # How a sorted list is written. "plain": as the numbers are ("3, 17, 25"). "columns": the prompt's
 # numbers copied first, then sorted, every number zero-padded to three digits ("003, 017, 025"), so
 # the k-th number of a list always sits at the same place (see ALIGNED); the final line is plain.
+# "ranked": the columns form with each copied number's place in the sorted order after it
+# ("037 (2), 048 (3), 023 (1)"): the sorted line's k-th number is then the copy labelled k, a lookup
+# by content, and the comparison of every pair moves into the labels, one token each. Ties take
+# their place in the list.
 SORTING_FORM = "plain"
 # How a letter count is written. "words": each word with its count of the letter ("bell (1)"); a
 # word is one token, so every (word, letter) count has to be memorised from the rows that ask it.
@@ -405,13 +409,26 @@ def sort_key(rng):
     return f"{order}:{fmt_list(xs)}", {"xs": xs, "ord": order}
 
 
+def sort_ranks(xs, descending):
+    """Each number's 1-based place in the sorted order; equal numbers in their order in the list."""
+    order = sorted(range(len(xs)), key=lambda i: (-xs[i] if descending else xs[i], i))
+    ranks = [0] * len(xs)
+    for k, i in enumerate(order):
+        ranks[i] = k + 1
+    return ranks
+
+
 def sort_render(p, rng):
-    ys = sorted(p["xs"], reverse=(p["ord"] == "descending"))
+    descending = p["ord"] == "descending"
+    ys = sorted(p["xs"], reverse=descending)
     ans = fmt_list(ys)
-    if SORTING_FORM == "columns":
+    if SORTING_FORM in ("columns", "ranked"):
         def cols(xs):
             return ", ".join(str(x).zfill(3) for x in xs)
-        return (f"The numbers are {cols(p['xs'])}.\nIn {p['ord']} order: {cols(ys)}.\n#### {ans}"), ans
+        copy = cols(p["xs"])
+        if SORTING_FORM == "ranked":
+            copy = ", ".join(f"{str(x).zfill(3)} ({k})" for x, k in zip(p["xs"], sort_ranks(p["xs"], descending)))
+        return (f"The numbers are {copy}.\nIn {p['ord']} order: {cols(ys)}.\n#### {ans}"), ans
     return f"In {p['ord']} order the numbers are {ans}.\n#### {ans}", ans
 
 

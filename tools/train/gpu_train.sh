@@ -8,6 +8,7 @@
 #                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
 #                                         [--mdlm-from-ar | --mdlm-dream] [--mixture FAMILY=W,...]
 #                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
+#                                         [--sorting-form columns|ranked]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
@@ -52,6 +53,7 @@ MDLM_T_POWER=0.5
 MDLM_FROM_AR=0
 MDLM_KIND=mdlm   # mdlm: tiny-mdlm (LLaDA family); dream: tiny-dream (Dream family)
 MIXTURE=""
+SORTING_FORM=columns  # ranked: each copied number labelled with its place (docs/models.md §4)
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -70,6 +72,7 @@ while [ $# -gt 0 ]; do
     --mdlm-from-ar) MDLM_FROM_AR=1; shift ;;
     --mdlm-dream) MDLM_KIND=dream; shift ;;
     --mixture) MIXTURE="$2"; shift 2 ;;  # train.py --family-weights of both models
+    --sorting-form) SORTING_FORM="$2"; shift 2 ;;  # train.py --sorting-form of both models
     -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) OUT="$1"; shift ;;
   esac
@@ -123,7 +126,7 @@ init_mdlm() {
 # spelled (the guider's form; an MDLM continued here moves to it).
 MIXTURE=${MIXTURE:-addition=0.08,addition4=0.08,subtraction=0.08,multiplication=0.1,running_sum=0.14,word_problem=0.3,sorting=0.12,counting=0.08,story=0.02}
 TRAIN_AR=$(awk -v m="$AR_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
-FORMS="--word-problem-form lines --sorting-form columns --counting-form spelled --varied-wording 0.7"
+FORMS="--word-problem-form lines --sorting-form $SORTING_FORM --counting-form spelled --varied-wording 0.7"
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
 "$PY" "$ROOT/tools/train/train.py" --model "$MDLM_KIND" --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
   --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \

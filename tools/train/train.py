@@ -385,7 +385,7 @@ def main():
     ap.add_argument("--anneal-steps", type=int, default=1000, help="wsd: length of the anneal in steps")
     ap.add_argument("--word-problem-form", default="sentences", choices=["sentences", "lines"],
                     help="how a word problem's arithmetic is written (corpus.WORD_PROBLEM_FORM)")
-    ap.add_argument("--sorting-form", default="plain", choices=["plain", "columns"],
+    ap.add_argument("--sorting-form", default="plain", choices=["plain", "columns", "ranked"],
                     help="how a sorted list is written (corpus.SORTING_FORM)")
     ap.add_argument("--counting-form", default="words", choices=["words", "spelled"],
                     help="how a letter count is written (corpus.COUNTING_FORM)")
