@@ -2,15 +2,24 @@
 """tools/train/corpus.py's ranked sorting form: each copied number carries its place in the sorted
 order (a permutation of 1..n, equal numbers in list order), the sorted line takes the copies in
 label order, the final answer is the list sorted, the draw is the same in every form, and the
-longest response fits the family's canvas (corpus.GEN_LENGTH)."""
+longest response fits the family's canvas (corpus.GEN_LENGTH). gpu_train.sh refuses an unknown form
+before it starts anything (a lease's minutes are not spent finding out)."""
 import os
 import random
 import re
+import subprocess
 import sys
+import tempfile
 
 source = sys.argv[sys.argv.index("--source") + 1]
 sys.path.insert(0, os.path.join(source, "tools", "train"))
 import corpus  # noqa: E402
+
+with tempfile.TemporaryDirectory() as out:
+    r = subprocess.run(["bash", os.path.join(source, "tools", "train", "gpu_train.sh"), out, "--sorting-form", "sorted"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--sorting-form is columns or ranked, not 'sorted'" in r.stderr, (r.returncode, r.stderr)
+    assert os.listdir(out) == [], os.listdir(out)
 
 # Ties: the two 23s take their places in the order they are listed, in either direction.
 assert corpus.sort_ranks([37, 48, 23, 76, 23], False) == [3, 4, 1, 5, 2]
