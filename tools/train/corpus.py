@@ -423,12 +423,10 @@ def sort_render(p, rng):
     ys = sorted(p["xs"], reverse=descending)
     ans = fmt_list(ys)
     if SORTING_FORM in ("columns", "ranked"):
-        def cols(xs):
-            return ", ".join(str(x).zfill(3) for x in xs)
-        copy = cols(p["xs"])
-        if SORTING_FORM == "ranked":
-            copy = ", ".join(f"{str(x).zfill(3)} ({k})" for x, k in zip(p["xs"], sort_ranks(p["xs"], descending)))
-        return (f"The numbers are {copy}.\nIn {p['ord']} order: {cols(ys)}.\n#### {ans}"), ans
+        labels = ([f" ({k})" for k in sort_ranks(p["xs"], descending)] if SORTING_FORM == "ranked"
+                  else [""] * len(p["xs"]))
+        copy = ", ".join(f"{x:03d}{label}" for x, label in zip(p["xs"], labels))
+        return (f"The numbers are {copy}.\nIn {p['ord']} order: {', '.join(f'{y:03d}' for y in ys)}.\n#### {ans}"), ans
     return f"In {p['ord']} order the numbers are {ans}.\n#### {ans}", ans
 
 
