@@ -78,7 +78,8 @@ Rectangle {
             Label { text: inspector.info.block !== undefined ? inspector.info.block : "—"; color: Theme.text; font.pixelSize: Theme.small }
         }
 
-        // A locked row's distribution is not recomputed: show the last one computed, and say so.
+        // A locked or frozen row's distribution is not recomputed: show the last one computed, and
+        // say why in the word the state line uses (other skipped rows are a strategy's cache).
         Label {
             objectName: "topkHeading"
             readonly property int shownStep: inspector.info.current ? inspector.info.current.step : -1
@@ -86,7 +87,8 @@ Rectangle {
             text: shownStep < 0 ? qsTr("Top-k: none computed yet")
                 : shownStep === viewStep ? qsTr("Top-k at step %1").arg(shownStep + 1)
                 : qsTr("Top-k at step %1 (not recomputed since: %2)").arg(shownStep + 1)
-                      .arg(inspector.info.state === "locked" ? qsTr("locked") : qsTr("cached"))
+                      .arg(inspector.info.state === "locked" ? qsTr("locked")
+                           : inspector.info.state === "frozen" ? qsTr("frozen") : qsTr("cached"))
             color: Theme.dim; font.pixelSize: Theme.small
             Layout.fillWidth: true; wrapMode: Text.Wrap
         }

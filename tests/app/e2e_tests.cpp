@@ -383,8 +383,6 @@ private Q_SLOTS:
         AppController::setInstance(nullptr);
     }
 
-    // A parameter the chosen strategy does not know is an error shown before Run (it used to pass
-    // validation and fail the run with a banner).
     // FreeCache stops computing the blocks its window has left ("frozen" rows, their K/V cached):
     // the inspector keeps the candidates such a row last had and says from which step, and why.
     void frozenRowKeepsItsLastCandidates() {
@@ -420,9 +418,11 @@ private Q_SLOTS:
         QVERIFY2(shown < last, qPrintable(QString("candidates of step %1, the last is %2").arg(shown).arg(last)));
         QVERIFY(!current.value("candidates").toList().isEmpty());
         QTRY_COMPARE(heading->property("text").toString(),
-                     QString("Top-k at step %1 (not recomputed since: cached)").arg(shown + 1));
+                     QString("Top-k at step %1 (not recomputed since: frozen)").arg(shown + 1));
     }
 
+    // A parameter the chosen strategy does not know is an error shown before Run (it used to pass
+    // validation and fail the run with a banner).
     void unknownParameterIsAnErrorBeforeRun() {
         AppController c(AppController::Options{false, false});
         AppController::setInstance(&c);
