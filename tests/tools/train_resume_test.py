@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks that tools/train/train.py keeps a model's history across a resume: a run started with
 --init-from-shipped exports the shipped folder's training.json as args.shipped_history, and so does
-the same run resumed from its checkpoint by a command that no longer names the shipped folder.
+the same run resumed from its checkpoint by a command that no longer names the shipped folder; and
+a run without --plot draws its loss curve in its work folder, not over a tracked plot in docs/img.
 
   python3 tests/tools/train_resume_test.py --source <checkout>
 
@@ -18,11 +19,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_reference_test import torch_python_or_skip  # noqa: E402
 
 
-def train(py, source, tmp, work, steps, *extra):
+def train(py, source, tmp, work, steps, *extra, plot=True):
     cmd = [py, os.path.join(source, "tools", "train", "train.py"), "--model", "ar", "--size", "tiny",
            "--steps", str(steps), "--batch", "2", "--warmup", "1", "--max-len", "96", "--seed", "5",
            "--work", os.path.join(tmp, work), "--out", os.path.join(tmp, work, "export"),
-           "--plot", os.path.join(tmp, work, "loss.png"), *extra]
+           *(["--plot", os.path.join(tmp, work, "loss.png")] if plot else []), *extra]
     r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
     if r.returncode != 0:
         raise SystemExit(f"FAIL: {' '.join(cmd)}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
@@ -45,6 +46,15 @@ def main():
             raise SystemExit(f"FAIL: the second command did not resume and continue (step {resumed['step']})")
         if resumed["args"].get("shipped_history") != shipped:
             raise SystemExit("FAIL: the resumed run's export lost the history of the weights it started from")
+        # Without --plot the loss curve goes to the work folder, never over a tracked plot in docs/img.
+        tracked = os.path.join(args.source, "docs", "img", "loss-tiny-ar.png")
+        before = os.stat(tracked).st_mtime_ns if os.path.exists(tracked) else None
+        train(py, args.source, tmp, "default-plot", 1, plot=False)
+        drawn = subprocess.run([py, "-c", "import matplotlib"], capture_output=True).returncode == 0
+        if drawn and not os.path.exists(os.path.join(tmp, "default-plot", "loss.png")):
+            raise SystemExit("FAIL: a run without --plot did not draw its loss curve in its work folder")
+        if (os.stat(tracked).st_mtime_ns if os.path.exists(tracked) else None) != before:
+            raise SystemExit("FAIL: a run without --plot overwrote docs/img/loss-tiny-ar.png")
     print("PASS")
     return 0
 

@@ -341,7 +341,7 @@ def main():
     ap.add_argument("--bench", type=int, default=0, help="time N steps and exit")
     ap.add_argument("--init-from", default=None, help="start from a grown state dict (tools/train/grow.py) "
                     "when no checkpoint exists yet")
-    ap.add_argument("--plot", default=None, help="loss PNG path (default docs/img/loss-<name>.png)")
+    ap.add_argument("--plot", default=None, help="loss PNG path (default <work>/loss.png; a run to be documented names its docs/img/ file)")
     ap.add_argument("--init-from-shipped", default=None, metavar="DIR",
                     help="start from an exported model folder (e.g. resources/models/tiny-mdlm) with a fresh "
                     "optimizer when no checkpoint exists yet: continues the shipped weights")
@@ -421,7 +421,8 @@ def main():
     work = a.work or os.path.join(C.WORK, f"{a.model}-{a.size}")
     os.makedirs(work, exist_ok=True)
     name = {"mdlm": "tiny-mdlm", "dream": "tiny-dream", "ar": "tiny-ar"}[a.model]
-    png = a.plot or os.path.join(C.ROOT, "docs", "img", f"loss-{name}.png")
+    # Exploratory runs must not overwrite tracked plots in docs/img: the default stays in the work folder.
+    png = a.plot or os.path.join(work, "loss.png")
 
     dev = torch.device(a.device)
     if dev.type == "cuda":
