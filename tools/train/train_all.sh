@@ -1,6 +1,9 @@
 #!/bin/sh
-# Reproduce the embedded default models from scratch on CPU (docs/models.md has the hours).
+# The models' first trained versions of 2026-11-23 (12.6M MDLM, 3.4M AR), from scratch on CPU.
 #   sh tools/train/train_all.sh
+# Not the shipped weights: tiny-mdlm was retrained at the 2.2M compact size and both models were
+# continued many times since; each later run's command is in docs/models.md section 5 and in the
+# shipped folder's training.json (args, with args.shipped_history for the run before it).
 # Stage 1 trains small models (3.6M MDLM, 2.9M AR); stage 2 grows them function-preservingly
 # (tools/train/grow.py: Net2Net widening) to the shipped sizes (12.6M MDLM, 3.4M AR) and trains on.
 # Growing lets 2 shared CPU cores reach a better model than training the large one from scratch.
