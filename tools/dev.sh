@@ -95,7 +95,7 @@ run_main() {
   local model
   model=$(default_model)
   if [ ! -f "$model/config.json" ]; then
-    say "the embedded default model is missing: $model (tools/train/train_all.sh trains it)"
+    say "the embedded default model is missing: $model (it ships with the repository: restore it with git checkout -- resources/models)"
     exit 1
   fi
   local app="$BUILD/app/dlmscope"

@@ -89,8 +89,8 @@ tests=$!
 [ "$TIMINGS" = 1 ] && bench checkpoint 200 360
 wait $tests
 
-# 2. timed, alone. Each keeps time back for the ones after it (the GPU issue's figures before the
-# profile, the profile before training).
+# 2. timed, alone. Each keeps time back for the ones after it (the CUDA backend's figures before
+# the profile, the profile before training).
 if [ "$TIMINGS" = 1 ]; then
   bench forward 120 150
   bench torch 120 110

@@ -5,9 +5,10 @@
 # continued many times since; each later run's command is in docs/models.md section 5 and in the
 # shipped folder's training.json (args, with args.shipped_history for the run before it).
 # Stage 1 trains small models (3.6M MDLM, 2.9M AR); stage 2 grows them function-preservingly
-# (tools/train/grow.py: Net2Net widening) to the shipped sizes (12.6M MDLM, 3.4M AR) and trains on.
+# (tools/train/grow.py: Net2Net widening) to the sizes shipped then (12.6M MDLM, 3.4M AR) and trains on.
 # Growing lets 2 shared CPU cores reach a better model than training the large one from scratch.
-# Checkpoints/logs: build-train/ (resumable: just rerun). Shipped: resources/models/tiny-{mdlm,ar}.
+# Checkpoints/logs: build-train/ (resumable: just rerun). Exports: build-train/first/tiny-{mdlm,ar},
+# beside the shipped models, never over them.
 # With a GPU, skip stage 1 and train the base sizes directly with more steps, e.g.
 #   train.py --model mdlm --size base --steps 30000 --batch 64 (see docs/models.md).
 set -e
@@ -29,11 +30,11 @@ $PY tools/train/export.py --no-golden --ckpt build-train/ar-small/ckpt.pt --out 
 $PY tools/train/grow.py --from build-train/tiny-mdlm-small --model mdlm --size base --out build-train/mdlm-base-init.pt
 $PY tools/train/grow.py --from build-train/tiny-ar-small --model ar --size base --out build-train/ar-base-init.pt
 nice -n 8 $PY tools/train/train.py --model mdlm --size base --init-from build-train/mdlm-base-init.pt \
-    --steps 350 --batch 32 --lr 8e-4 --warmup 15 --threads 2 > build-train/mdlm-base.log 2>&1 &
+    --steps 400 --batch 32 --lr 3e-4 --warmup 30 --threads 2 > build-train/mdlm-base.log 2>&1 &
 nice -n 15 $PY tools/train/train.py --model ar --size base --init-from build-train/ar-base-init.pt \
     --steps 250 --batch 32 --lr 1e-3 --warmup 10 > build-train/ar-base.log 2>&1 &
 wait
-$PY tools/train/export.py --ckpt build-train/mdlm-base/ckpt.pt --out resources/models/tiny-mdlm
-$PY tools/train/export.py --ckpt build-train/ar-base/ckpt.pt --out resources/models/tiny-ar
-$PY tools/train/eval_py.py --model resources/models/tiny-mdlm --split resources/eval/test.jsonl --per-family 100 \
+$PY tools/train/export.py --ckpt build-train/mdlm-base/ckpt.pt --out build-train/first/tiny-mdlm
+$PY tools/train/export.py --ckpt build-train/ar-base/ckpt.pt --out build-train/first/tiny-ar
+$PY tools/train/eval_py.py --model build-train/first/tiny-mdlm --split resources/eval/test.jsonl --per-family 100 \
     > build-train/eval-test.txt 2>&1 || true

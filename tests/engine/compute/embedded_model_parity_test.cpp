@@ -23,7 +23,7 @@ void check_golden(const std::string& model_name, Family expected_family) {
     const fs::path dir = fs::path(DLM_SOURCE_DIR) / "resources" / "models" / model_name;
     const fs::path golden_path = dir / "golden.json";
     if (!fs::exists(dir / "config.json") || !fs::exists(golden_path))
-        GTEST_SKIP() << "embedded model " << dir << " is not built yet (tools/train/train_all.sh)";
+        GTEST_SKIP() << "embedded model " << dir << " is missing (it ships with the repository; docs/models.md says how it was trained)";
 
     Checkpoint ckpt = load_checkpoint(dir);
     ASSERT_EQ(ckpt.config().family, expected_family);
