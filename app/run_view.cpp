@@ -10,7 +10,11 @@ RunView::RunView(QObject* parent) : QObject(parent) {}
 
 int RunView::plannedStepsAt(int shown_steps) const {
     const auto& h = history_.header();
-    return h ? std::max(h->steps, shown_steps) : shown_steps;
+    if (!h) return shown_steps;
+    // A finished run spans the steps it took: a threshold or guided decode ends long before its
+    // steps setting, and its charts would otherwise squeeze it into the first few pixels.
+    if (complete()) return std::max(1, history_.stepCount());
+    return std::max(h->steps, shown_steps);
 }
 
 int RunView::blockLength() const {
@@ -46,8 +50,10 @@ void RunView::record(StepTracePtr step) {
 }
 
 void RunView::finish(TraceSummaryPtr summary, bool cancelled) {
+    const int planned_before = plannedSteps();
     history_.setSummary(std::move(summary), cancelled);
     Q_EMIT summaryChanged();
+    if (plannedSteps() != planned_before) Q_EMIT plannedStepsChanged();
     Q_EMIT viewStepChanged();  // the answer text switches to the decoded summary text
 }
 

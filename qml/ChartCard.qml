@@ -49,7 +49,8 @@ ChartView {
         labelsColor: Theme.dim
         labelsFont.pixelSize: 9
         gridLineColor: "#262a33"
-        tickCount: 5
+        // Whole steps only: a run of two steps gets ticks 1 and 2, not 1 1 1 1 2.
+        tickCount: Math.max(2, Math.min(5, max - min + 1))
     }
     ValueAxis {
         id: axisY

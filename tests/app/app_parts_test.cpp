@@ -333,6 +333,23 @@ private Q_SLOTS:
         QCOMPARE(grew.count(), 1);
     }
 
+    // A run that ends long before its steps setting (threshold, guided) is drawn over the steps it
+    // took once it is finished, not over the setting.
+    void plannedStepsShrinkToTheStepsAFinishedRunTook() {
+        RunView v;
+        const SyntheticRun r = makeSyntheticRun(16, 2);
+        auto header = std::make_shared<dlm::TraceHeader>(*r.header);
+        header->steps = 160;
+        v.begin(header);
+        for (const auto& s : r.steps) v.record(s);
+        v.flush();
+        QCOMPARE(v.plannedSteps(), 160);  // still running: the setting
+        QSignalSpy shrank(&v, &RunView::plannedStepsChanged);
+        v.finish(r.summary);
+        QCOMPARE(v.plannedSteps(), 2);
+        QCOMPARE(shrank.count(), 1);
+    }
+
     void pauseStepAndResumeReachTheEngine() {
         FakeDecodeEngine e;
         AppController app({false, false}, &e);
