@@ -6,7 +6,9 @@
   every other prompt token intact (hiding a word would change the question, not just its numbers);
 - with --prompt-digit-noise, prompt digits are replaced by other digits only in sequences cut
   after the last '=' of their response (never where a copy of the question is a target);
-- both are refused where they would do nothing (the AR objective, no suffix masking).
+- with --digit-suffix, the same cuts hide the same digits and no token that the plain suffix
+  masking leaves visible, while the words after the cut are shown;
+- all three are refused where they would do nothing (the AR objective, no suffix masking).
 
   python3 tests/tools/train_masking_test.py --source <checkout>
 
@@ -87,12 +89,31 @@ train.mdlm_loss(m, ids2, is_resp2, torch.Generator().manual_seed(3), suffix_prob
 assert bool((m.seen[:, p] != ids2[:, p]).any()), "no two-line sequence got noise"
 written_up_to_last_equals(m.seen, resp2, 64)
 
+# --digit-suffix: the same generator gives the same cuts; the words after them come back
+resp3 = C.encode_response("He bought 3 pens at $4 each.\n3 * 04 = 012\nThe total cost is:\n0012 + 0006 = 00018\n#### 18")
+ids3 = torch.tensor([prompt + resp3] * 64)
+is_resp3 = torch.zeros_like(ids3, dtype=torch.bool)
+is_resp3[:, len(prompt):] = True
+digits3 = torch.isin(ids3, train.digit_ids())
+def hidden(**kw):
+    m = Spy()
+    train.mdlm_loss(m, ids3, is_resp3, torch.Generator().manual_seed(3), suffix_prob=1.0, **kw)
+    assert int((m.seen == C.MASK).sum()) == m.targets
+    return m.seen == C.MASK
+plain, ds = hidden(), hidden(digit_suffix_prob=1.0)
+assert not bool((ds & ~plain).any()), "--digit-suffix hid a token the plain suffix masking shows"
+assert torch.equal(ds & digits3, plain & digits3), "--digit-suffix changed which digits are hidden"
+words_back = ((plain & ~digits3).sum(1) - (ds & ~digits3).sum(1))
+assert int((words_back > 0).sum()) >= 48, f"words after the cut came back in only {int((words_back > 0).sum())} of 64 rows"
+
 # where they would do nothing (the AR objective, no suffix masking) the options are refused
 import os, subprocess
-for extra in (["--model", "ar", "--prompt-digit-mask", "0.3"], ["--model", "mdlm", "--prompt-digit-noise", "0.3"]):
+for extra in (["--model", "ar", "--prompt-digit-mask", "0.3"], ["--model", "mdlm", "--prompt-digit-noise", "0.3"],
+              ["--model", "mdlm", "--digit-suffix", "0.3"]):
     r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), *extra], capture_output=True, text=True)
     assert r.returncode == 2 and "suffix-masked" in r.stderr, (extra, r.returncode, r.stderr[-300:])
-print("ok: prompt digits hidden and replaced exactly where asked; refused where they would do nothing")
+print("ok: prompt digits hidden and replaced exactly where asked, words after a digit-suffix cut shown; "
+      "refused where they would do nothing")
 '''
 
 

@@ -14,7 +14,10 @@ source to the other (the ones digit turns first).
 Then the skill where it is used: validation word problems of two or more items, written in the line
 form, each running total decoded with the response written up to its result and everything from
 the result on masked (as a left-to-right decode meets it), counted right when all its digits are.
-(`--wp 0` skips it.)
+Last, the same running totals in the state a decode computes them in: the lines' words and layout
+written, the digits still to come hidden (every digit from the first running total's result on),
+and, alone, the last total with its operands and every line above it written. (`--wp 0` skips
+both.)
 """
 import argparse
 import os
@@ -83,6 +86,35 @@ def word_problem_sums(model, n, seed):
     return right, total
 
 
+def word_problem_sums_late(model, n, seed):
+    """The running totals of n validation word problems (the seed's, as word_problem_sums draws
+    them) with every digit from the first total's result on hidden and the rest written: (totals
+    right, totals, problems with every token right, problems, last totals right with only their
+    own digits and the answer's hidden)."""
+    corpus.WORD_PROBLEM_FORM, corpus.ALIGNED = "lines", "fixed"
+    rng, sp = random.Random(seed), C.sp()
+    sums_right = sums = whole = problems = last_right = 0
+    while problems < n:
+        ex = corpus.make_example("word_problem", rng, "val")
+        prompt, resp = C.encode_prompt(ex["prompt"]), C.encode_response(ex["response"])
+        results = sum_results(resp)
+        if not results:
+            continue
+        p = len(prompt)
+
+        def digits_from(k0):
+            return [p + k for k in range(k0, len(resp)) if sp.id_to_piece(resp[k]).isdigit()]
+
+        out = fill(model, prompt + resp, digits_from(results[0][0]))
+        right = [all(out[p + k] == resp[k] for k in r) for r in results]
+        sums_right, sums = sums_right + sum(right), sums + len(right)
+        whole += out[p:] == resp
+        problems += 1
+        out = fill(model, prompt + resp, digits_from(results[-1][0]))
+        last_right += all(out[p + k] == resp[k] for k in results[-1])
+    return sums_right, sums, whole, problems, last_right
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default=os.path.join(C.ROOT, "resources/models/tiny-mdlm"))
@@ -119,6 +151,10 @@ def main():
         right, total = word_problem_sums(model, a.wp, a.seed)
         print(f"{a.model}: of {total} word-problem running totals, written up to it, {right} right "
               f"({100.0 * right / total:.0f} %)")
+        sums_right, sums, whole, problems, last_right = word_problem_sums_late(model, a.wp, a.seed)
+        print(f"{a.model}: with every digit from the first running total on hidden and the rest written, "
+              f"{sums_right} of {sums} running totals right, {whole} of {problems} problems whole; "
+              f"the last total alone, everything above it written: {last_right} of {problems}")
 
 
 if __name__ == "__main__":

@@ -151,7 +151,8 @@ def digit_ids():
     return _DIGITS
 
 
-def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_digit_prob=0.0, prompt_noise_prob=0.0):
+def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_digit_prob=0.0, prompt_noise_prob=0.0,
+              digit_suffix_prob=0.0):
     """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
     masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
     CE on masked tokens weighted 1/p, normalised by the response length, mean over batch.
@@ -175,6 +176,12 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     the result. No copy of the question is a target in such a sequence (every copy of a question's
     number comes before the last line's '=': the operands of an arithmetic line, a word problem's
     items, a running sum's terms), so copying is never taught wrong.
+
+    With digit_suffix_prob > 0, that share of the suffix-masked sequences keeps every token after
+    its cut visible but the digits: the state at the end of a decode, where the lines' words and
+    layout have settled and the results are still to be computed (a word problem's sums are its
+    last positions to be revealed). Every digit after the cut is hidden, so no later copy of a
+    result gives it away, and each such sequence's loss falls on computed and copied digits alone.
 
     A shifted-logit model (Dream) is scored as it decodes: masked token i from row i - 1 (the
     prompt is never masked, so row 0 is never a target)."""
@@ -200,6 +207,10 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
         sfx_p = torch.where(after, torch.ones(B, T), pre[:, None].expand(B, T))
         pm_tok = torch.where(suffix[:, None], sfx_p, pm_tok)
     masked = (r < pm_tok) & is_resp
+    if suffix_prob > 0 and digit_suffix_prob > 0:
+        digit_seq = suffix & (torch.rand(B, generator=gen) < digit_suffix_prob)
+        words_after = after & ~torch.isin(ids.cpu(), digit_ids())
+        masked = masked & ~(digit_seq[:, None] & words_after)
     hide = noise = torch.zeros_like(masked)
     if suffix_prob > 0 and (prompt_digit_prob > 0 or prompt_noise_prob > 0):
         prompt_digits = ~is_resp & torch.isin(ids.cpu(), digit_ids())
@@ -375,6 +386,9 @@ def main():
     ap.add_argument("--prompt-digit-noise", type=float, default=0.0, metavar="SHARE",
                     help="share of the suffix-masked sequences cut after their last '=' whose prompt digits "
                          "are replaced by random digits, so that the line's operands win over the question's")
+    ap.add_argument("--digit-suffix", type=float, default=0.0, metavar="SHARE",
+                    help="share of the suffix-masked sequences that keep every token after the cut visible but the "
+                         "digits: the end of a decode, where only results remain to be computed (MDLM only)")
     ap.add_argument("--aligned-arithmetic", nargs="?", const="max", default="fixed", choices=["plain", "max", "fixed"],
                     help="worked arithmetic lines (corpus.ALIGNED): fixed (the embedded models' form) = zero-padded "
                     "to the family's widest operand (074 + 064 = 0138); max = to the wider operand (023 + 516 = "
@@ -394,10 +408,10 @@ def main():
     ap.add_argument("--counting-form", default="words", choices=["words", "spelled"],
                     help="how a letter count is written (corpus.COUNTING_FORM)")
     a = ap.parse_args()
-    # Both act on suffix-masked MDLM sequences only: refuse them where they would do nothing.
+    # These act on suffix-masked MDLM sequences only: refuse them where they would do nothing.
     diffusion = a.model in ("mdlm", "dream")
-    if (a.prompt_digit_mask or a.prompt_digit_noise) and (not diffusion or a.suffix_mask <= 0):
-        ap.error("--prompt-digit-mask and --prompt-digit-noise apply to suffix-masked sequences: "
+    if (a.prompt_digit_mask or a.prompt_digit_noise or a.digit_suffix) and (not diffusion or a.suffix_mask <= 0):
+        ap.error("--prompt-digit-mask, --prompt-digit-noise and --digit-suffix apply to suffix-masked sequences: "
                  "use them with --model mdlm or dream and --suffix-mask > 0")
     if a.init_from_ar and not (a.model == "dream" or (a.model == "mdlm" and a.size == "adapted")):
         ap.error("--init-from-ar starts an MDLM of the guider's shape: use it with --model dream or "
@@ -433,7 +447,8 @@ def main():
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": a.wd},
                              {"params": nodecay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
-    lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask, a.prompt_digit_noise)) if diffusion else ar_loss
+    lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask, a.prompt_digit_noise,
+                                                     a.digit_suffix)) if diffusion else ar_loss
     weights = None
     if a.family_weights:
         weights = {}
