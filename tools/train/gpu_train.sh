@@ -8,7 +8,7 @@
 #                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
 #                                         [--mdlm-from-ar | --mdlm-dream] [--mixture FAMILY=W,...]
 #                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
-#                                         [--sorting-form columns|ranked]
+#                                         [--sorting-form columns|ranked] [--mdlm-digit-suffix 0.3]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
@@ -54,6 +54,7 @@ MDLM_FROM_AR=0
 MDLM_KIND=mdlm   # mdlm: tiny-mdlm (LLaDA family); dream: tiny-dream (Dream family)
 MIXTURE=""
 SORTING_FORM=columns  # ranked: each copied number labelled with its place (docs/models.md §4)
+MDLM_DIGIT_SUFFIX=0   # train.py --digit-suffix: the end of a decode, only digits hidden after the cut (§5)
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -73,6 +74,7 @@ while [ $# -gt 0 ]; do
     --mdlm-dream) MDLM_KIND=dream; shift ;;
     --mixture) MIXTURE="$2"; shift 2 ;;  # train.py --family-weights of both models
     --sorting-form) SORTING_FORM="$2"; shift 2 ;;  # train.py --sorting-form of both models
+    --mdlm-digit-suffix) MDLM_DIGIT_SUFFIX="$2"; shift 2 ;;  # train.py --digit-suffix of the MDLM
     -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) OUT="$1"; shift ;;
   esac
@@ -132,7 +134,7 @@ FORMS="--word-problem-form lines --sorting-form $SORTING_FORM --counting-form sp
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
 "$PY" "$ROOT/tools/train/train.py" --model "$MDLM_KIND" --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
   --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
-  --suffix-mask 0.7 --family-weights "$MIXTURE" $FORMS \
+  --suffix-mask 0.7 --digit-suffix "$MDLM_DIGIT_SUFFIX" --family-weights "$MIXTURE" $FORMS \
   --data-workers "${DATA_WORKERS:-$(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 ))}" --threads 2 --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" \
   --ckpt-min 1.5 --work "$WORK/mdlm" --out "$MODELS/$MDLM_NAME" --plot "$PLOTS/loss-$MDLM_NAME.png" \
   >"$OUT/train-mdlm.log" 2>&1 &
