@@ -85,8 +85,8 @@ private Q_SLOTS:
         if (QGuiApplication::platformName() != QLatin1String("xcb"))
             QSKIP(qPrintable("needs an X display (platform is " + QGuiApplication::platformName() +
                              "); ctest runs it under xvfb-run"));
-        if (!QFileInfo::exists(modelDir() + "/config.json"))
-            QSKIP(qPrintable("the embedded default model is missing: " + modelDir()));
+        QVERIFY2(QFileInfo::exists(modelDir() + "/config.json"),
+                 qPrintable("the embedded default model is missing: " + modelDir()));
         QSettings().clear();
         c_ = new AppController(AppController::Options{false, false});
         AppController::setInstance(c_);

@@ -281,7 +281,7 @@ TEST_F(CliRun, EvalOnAJsonlFile) {
 
 TEST_F(CliRun, EvalScoresACausalModelByGreedyDecoding) {
     const std::filesystem::path ar = std::filesystem::path(DLM_SOURCE_DIR) / "resources" / "models" / "tiny-ar";
-    if (!std::filesystem::exists(ar / "config.json")) GTEST_SKIP() << "resources/models/tiny-ar is not there";
+    ASSERT_TRUE(std::filesystem::exists(ar / "config.json")) << "the embedded guider " << ar << " is missing";
     const auto data = file("ar.jsonl");
     write_text(data,
                "{\"family\": \"addition\", \"prompt\": \"What is 12 + 30?\", \"answer\": \"42\"}\n"
@@ -367,8 +367,7 @@ TEST_F(CliRun, DecodeBenchSectionOnATokenizerFreeCheckpoint) {
 
 TEST(CliTinyMdlm, RunsTheEmbeddedModel) {
     const std::filesystem::path dir = std::filesystem::path(DLM_SOURCE_DIR) / "resources" / "models" / "tiny-mdlm";
-    if (!std::filesystem::exists(dir / "config.json"))
-        GTEST_SKIP() << "resources/models/tiny-mdlm is not there yet (trained by tools/train); skipping";
+    ASSERT_TRUE(std::filesystem::exists(dir / "config.json")) << "the embedded model " << dir << " is missing";
     test::ScratchDir scratch("dlm-cli-tiny-mdlm");
     auto r = run_cli({"run", "--model", dir.string(), "--prompt", "What is 2 + 3?", "--gen-len", "32", "--json"},
                      scratch.path());
@@ -382,8 +381,7 @@ TEST(CliTinyMdlm, RunsTheEmbeddedModel) {
 
 TEST(CliTinyMdlm, EvalReportsWhenAnswerDigitsAreRevealed) {
     const std::filesystem::path dir = std::filesystem::path(DLM_SOURCE_DIR) / "resources" / "models" / "tiny-mdlm";
-    if (!std::filesystem::exists(dir / "config.json"))
-        GTEST_SKIP() << "resources/models/tiny-mdlm is not there yet (trained by tools/train); skipping";
+    ASSERT_TRUE(std::filesystem::exists(dir / "config.json")) << "the embedded model " << dir << " is missing";
     test::ScratchDir scratch("dlm-cli-tiny-mdlm-reveal");
     // The arithmetic examples: the embedded model writes "a + b = c" then "#### d".
     auto r = run_cli({"eval", "--model", dir.string(), "--split", "examples", "--json"}, scratch.path());
@@ -402,8 +400,7 @@ TEST(CliTinyMdlm, EvalReportsWhenAnswerDigitsAreRevealed) {
 // does; blocks of 32 become the largest divisor of a canvas that 32 does not divide.
 TEST(CliTinyMdlm, StrategiesBenchDecodesEachExampleOnItsFamilysCanvas) {
     const std::filesystem::path dir = std::filesystem::path(DLM_SOURCE_DIR) / "resources" / "models" / "tiny-mdlm";
-    if (!std::filesystem::exists(dir / "config.json"))
-        GTEST_SKIP() << "resources/models/tiny-mdlm is not there yet (trained by tools/train); skipping";
+    ASSERT_TRUE(std::filesystem::exists(dir / "config.json")) << "the embedded model " << dir << " is missing";
     test::ScratchDir scratch("dlm-cli-bench-family");
     const auto data = scratch.path() / "two.jsonl";
     test::write_file(data, "{\"family\": \"addition\", \"prompt\": \"What is 12 + 30?\", \"answer\": \"42\", \"gen_length\": 24}\n"

@@ -17,7 +17,7 @@ namespace {
 std::filesystem::path models() { return std::filesystem::path(DLM_SOURCE_DIR) / "resources/models"; }
 
 TEST(ArGenerate, GreedyTokensAreWhatTheGuiderWouldAcceptByArgmax) {
-    if (!std::filesystem::exists(models() / "tiny-ar" / "config.json")) GTEST_SKIP() << "embedded tiny-ar not present";
+    ASSERT_TRUE(std::filesystem::exists(models() / "tiny-ar" / "config.json")) << "the embedded tiny-ar is missing";
     const Checkpoint ar = load_checkpoint(models() / "tiny-ar");
     CpuBackendOptions o;
     o.threads = 1;
@@ -44,7 +44,7 @@ TEST(ArGenerate, GreedyTokensAreWhatTheGuiderWouldAcceptByArgmax) {
 }
 
 TEST(ArGenerate, RefusesDiffusionModelsAndEmptyPrompts) {
-    if (!std::filesystem::exists(models() / "tiny-mdlm" / "config.json")) GTEST_SKIP() << "embedded tiny-mdlm not present";
+    ASSERT_TRUE(std::filesystem::exists(models() / "tiny-mdlm" / "config.json")) << "the embedded tiny-mdlm is missing";
     const Checkpoint mdlm = load_checkpoint(models() / "tiny-mdlm");
     CpuBackendOptions o;
     o.threads = 1;
