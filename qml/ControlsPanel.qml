@@ -101,12 +101,19 @@ Rectangle {
                 }
             }
             Label {
+                // A prompt typed or passed on the command line may be an example's without its
+                // canvas: say so when the answer would not fit.
+                readonly property var example: App.config.exampleIndex >= 0 ? App.config.examples[App.config.exampleIndex] : null
+                readonly property int canvas: Number(App.config.settings.gen_length)
+                readonly property bool tooShort: example !== null && canvas < example.genLength
                 objectName: "knownAnswer"
-                visible: App.config.exampleIndex >= 0
-                text: App.config.exampleIndex >= 0 ? qsTr("Known answer: %1 (canvas %2 tokens)")
-                                              .arg(App.config.examples[App.config.exampleIndex].answer)
-                                              .arg(App.config.examples[App.config.exampleIndex].genLength) : ""
-                color: Theme.dim; font.pixelSize: 10
+                visible: example !== null
+                text: example === null ? ""
+                    : tooShort ? qsTr("Known answer: %1. Its worked answer needs a canvas of %2 tokens; this one has %3, so it may be cut off.")
+                                 .arg(example.answer).arg(example.genLength).arg(canvas)
+                    : qsTr("Known answer: %1 (canvas %2 tokens)").arg(example.answer).arg(example.genLength)
+                color: tooShort ? Theme.warn : Theme.dim; font.pixelSize: 10
+                wrapMode: Text.Wrap
                 Layout.fillWidth: true
             }
             Label { text: qsTr("Prompt"); color: Theme.dim; font.pixelSize: Theme.small }
