@@ -291,6 +291,10 @@ const std::vector<StrategyPreset>& strategy_presets() {
     static const std::vector<StrategyPreset> presets = [] {
         std::vector<StrategyPreset> p = {
             {"SureLock", "Lock converged positions (KL ≤ ε) and skip their rows", {{"strategy", "surelock"}}},
+            // The paper's optional unlocking (its App. M): on the embedded model it wins back the
+            // word problems that plain locking loses to stale K/V (docs/models.md).
+            {"SureLock + unlocking", "SureLock that releases a lock whose prediction drifts (budgeted unlocking)",
+             {{"strategy", "surelock"}, {"surelock.unlock", "on"}}},
             {"LLaDA low-confidence", "The reference LLaDA sampler: commit the most confident predictions",
              {{"strategy", "baseline"}, {"sampler", "llada"}}},
             {"LLaDA random", "The LLaDA sampler with uniformly random remasking",
