@@ -21,6 +21,28 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+def place_labels(fig, ax, points, fontsize):
+    """Labels the points so that no two labels overlap: presets often share a point (the same
+    accuracy at nearly the same FLOPs), and labels drawn at their points were unreadable there.
+    Each label takes the first offset, right of its point and stepping up and down, whose box
+    (estimated from its length) meets no label placed before it."""
+    fig.canvas.draw()  # fixes the axis limits, so data map to pixels as they will be drawn
+    px = fig.dpi / 72.0
+    h = fontsize * 1.3 * px
+    placed = []
+    offsets = [(4, 2)] + [(4, 2 + sign * k * fontsize * 1.4) for k in range(1, 12) for sign in (1, -1)]
+    for x, y, text in sorted(points, key=lambda p: (p[0], -p[1])):
+        x0, y0 = ax.transData.transform((x, y))
+        w = len(text) * fontsize * 0.6 * px
+        for dx, dy in offsets:
+            box = (x0 + dx * px, y0 + dy * px, x0 + dx * px + w, y0 + dy * px + h)
+            if all(box[2] <= b[0] or box[0] >= b[2] or box[3] <= b[1] or box[1] >= b[3] for b in placed):
+                break
+        placed.append(box)
+        ax.annotate(text, (x, y), xytext=(dx, dy), textcoords="offset points", fontsize=fontsize,
+                    arrowprops=None if (dx, dy) == offsets[0] else dict(arrowstyle="-", lw=0.4, color="0.6"))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default="docs/bench/strategies.json")
@@ -71,12 +93,14 @@ def main() -> int:
     # 2. Accuracy vs FLOPs ratio.
     fig, ax = plt.subplots(figsize=(7.5, 5))
     markers = {0: "D", 64: "o", 128: "s", 256: "^"}
+    points = []
     for r in runs:
         if r["sweep"]:
             continue
         ax.scatter(r["flops_ratio"], 100 * r["accuracy"], marker=markers.get(r["gen_length"], "x"))
         where = "" if r["gen_length"] == 0 else f" ({r['gen_length']})"
-        ax.annotate(f"{r['label']}{where}", (r["flops_ratio"], 100 * r["accuracy"]), fontsize=6)
+        points.append((r["flops_ratio"], 100 * r["accuracy"], f"{r['label']}{where}"))
+    place_labels(fig, ax, points, fontsize=6)
     ax.set_xlabel("paper FLOPs / baseline FLOPs")
     ax.set_ylabel("accuracy (%)")
     ax.set_title("Accuracy next to compute (marker: D family canvases, o 64, s 128, ^ 256)")
