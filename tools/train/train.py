@@ -447,8 +447,8 @@ def main():
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": a.wd},
                              {"params": nodecay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
-    lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask, a.prompt_digit_noise,
-                                                     a.digit_suffix)) if diffusion else ar_loss
+    lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask,
+                                           a.prompt_digit_noise, a.digit_suffix)) if diffusion else ar_loss
     weights = None
     if a.family_weights:
         weights = {}
