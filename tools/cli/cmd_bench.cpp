@@ -202,6 +202,8 @@ std::vector<StrategyConfig> strategy_configs(bool with_sweep) {
     std::vector<StrategyConfig> c{
         {"baseline", "baseline", {}, 0, false},
         {"surelock", "surelock", {{"surelock.epsilon", "5e-3"}, {"surelock.m", "20"}}, 0, false},
+        // The paper's optional budgeted unlocking: its probe steps cost FLOPs and wall time.
+        {"surelock unlock", "surelock", {{"surelock.epsilon", "5e-3"}, {"surelock.m", "20"}, {"surelock.unlock", "on"}}, 0, false},
         {"selection", "selection", {{"selection.k", "0.8"}}, 0, false},
         {"surelock+selection", "surelock+selection", {{"selection.k", "0.8"}}, 0, false},
         {"freecache", "freecache", {}, 32, false},
