@@ -41,17 +41,7 @@ ChartView {
     margins { top: 2; bottom: 2; left: 2; right: 2 }
     animationOptions: ChartView.NoAnimation
 
-    ValueAxis {
-        id: axisX
-        min: 1   // steps counted from 1, as on the timeline
-        max: Math.max(2, chart.planned)
-        labelFormat: "%d"
-        labelsColor: Theme.dim
-        labelsFont.pixelSize: 9
-        gridLineColor: "#262a33"
-        // Whole steps only: a run of two steps gets ticks 1 and 2, not 1 1 1 1 2.
-        tickCount: Math.max(2, Math.min(5, max - min + 1))
-    }
+    StepAxis { id: axisX; steps: chart.planned }
     ValueAxis {
         id: axisY
         min: 0

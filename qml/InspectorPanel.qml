@@ -117,7 +117,7 @@ Rectangle {
             legend.labelColor: Theme.dim; legend.font.pixelSize: 9
             antialiasing: true
             margins { top: 0; bottom: 0; left: 0; right: 0 }
-            ValueAxis { id: ix; min: 1; max: Math.max(2, inspector.run ? inspector.run.plannedSteps : 2); tickCount: Math.max(2, Math.min(5, max - min + 1)); labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%d"; gridLineColor: "#262a33" }
+            StepAxis { id: ix; steps: inspector.run ? inspector.run.plannedSteps : 2 }
             ValueAxis { id: iy; min: 0; max: 1; labelsColor: Theme.dim; labelsFont.pixelSize: 9; gridLineColor: "#262a33" }
             ValueAxis { id: iye; min: 0; max: 8; labelsColor: Theme.dim; labelsFont.pixelSize: 9; gridVisible: false }
             LineSeries { id: confSeries; name: qsTr("confidence"); axisX: ix; axisY: iy; color: Theme.good; width: 2 }
@@ -132,7 +132,7 @@ Rectangle {
             legend.labelColor: Theme.dim; legend.font.pixelSize: 9
             antialiasing: true
             margins { top: 0; bottom: 0; left: 0; right: 0 }
-            ValueAxis { id: kx; min: 1; max: Math.max(2, inspector.run ? inspector.run.plannedSteps : 2); tickCount: Math.max(2, Math.min(5, max - min + 1)); labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "%d"; gridLineColor: "#262a33" }
+            StepAxis { id: kx; steps: inspector.run ? inspector.run.plannedSteps : 2 }
             ValueAxis { id: ky; objectName: "klAxis"; min: -9; max: 1; tickCount: 6; labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "1e%.0f"; gridLineColor: "#262a33" }
             LineSeries { id: klSeries; objectName: "klSeries"; name: qsTr("KL"); axisX: kx; axisY: ky; color: Theme.accent; width: 2 }
             LineSeries { id: epsSeries; name: qsTr("ε"); axisX: kx; axisY: ky; color: "white"; width: 1; style: Qt.DashLine }
