@@ -157,6 +157,27 @@ TEST(SettingsSchema, PresetsResetWhatTheyDoNotName) {
     }
 }
 
+// SureLock's optional budgeted unlocking has a preset of its own, and the two SureLock presets
+// stay apart: choosing plain SureLock after it turns unlocking off again.
+TEST(SettingsSchema, SureLockWithUnlockingIsAPresetOfItsOwn) {
+    const StrategyPreset *plain = nullptr, *unlocking = nullptr;
+    for (const auto& p : strategy_presets()) {
+        if (p.name == "SureLock") plain = &p;
+        if (p.name == "SureLock + unlocking") unlocking = &p;
+    }
+    ASSERT_NE(plain, nullptr);
+    ASSERT_NE(unlocking, nullptr);
+    const auto with = apply_preset(default_settings(), *unlocking);
+    EXPECT_EQ(with.at("strategy"), "surelock");
+    EXPECT_EQ(with.at("surelock.unlock"), "on");
+    DecodeSettings d;
+    for (const auto& [k, v] : with) d.set(k, v);
+    EXPECT_EQ(d.params.at("surelock.unlock"), "on");
+    const auto back = apply_preset(with, *plain);
+    EXPECT_EQ(back.count("surelock.unlock"), 0u);
+    EXPECT_NE(back, with);
+}
+
 // docs/strategies.md carries the schema's tables verbatim between its markers.
 TEST(SettingsSchema, DocsCarryTheSchemaTables) {
     std::ifstream f(std::string(DLM_SOURCE_DIR) + "/docs/strategies.md");
