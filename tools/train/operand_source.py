@@ -68,16 +68,25 @@ def sum_results(resp_ids):
     return out
 
 
+def validation_word_problems(seed):
+    """The seed's validation word problems in the shipped models' forms, endlessly: (prompt ids,
+    response ids, the result digits of each running total in the response)."""
+    corpus.WORD_PROBLEM_FORM, corpus.ALIGNED = "lines", "fixed"
+    rng = random.Random(seed)
+    while True:
+        ex = corpus.make_example("word_problem", rng, "val")
+        resp = C.encode_response(ex["response"])
+        yield C.encode_prompt(ex["prompt"]), resp, sum_results(resp)
+
+
 def word_problem_sums(model, n, seed):
     """(right, total) running-total results of n validation word problems, each decoded with the
     response written up to it."""
-    corpus.WORD_PROBLEM_FORM, corpus.ALIGNED = "lines", "fixed"  # the shipped models' forms
-    rng = random.Random(seed)
     right = total = 0
-    while total < n:
-        ex = corpus.make_example("word_problem", rng, "val")
-        prompt, resp = C.encode_prompt(ex["prompt"]), C.encode_response(ex["response"])
-        for digits in sum_results(resp):
+    for prompt, resp, results in validation_word_problems(seed):
+        if total >= n:
+            break
+        for digits in results:
             # Everything from the result on is masked: a later line's copy of the total, or the
             # final answer, would otherwise give the result away.
             out = fill(model, prompt + resp, list(range(len(prompt) + digits[0], len(prompt) + len(resp))))
@@ -91,13 +100,11 @@ def word_problem_sums_late(model, n, seed):
     them) with every digit from the first total's result on hidden and the rest written: (totals
     right, totals, problems with every token right, problems, last totals right with only their
     own digits and the answer's hidden)."""
-    corpus.WORD_PROBLEM_FORM, corpus.ALIGNED = "lines", "fixed"
-    rng, sp = random.Random(seed), C.sp()
+    sp = C.sp()
     sums_right = sums = whole = problems = last_right = 0
-    while problems < n:
-        ex = corpus.make_example("word_problem", rng, "val")
-        prompt, resp = C.encode_prompt(ex["prompt"]), C.encode_response(ex["response"])
-        results = sum_results(resp)
+    for prompt, resp, results in validation_word_problems(seed):
+        if problems >= n:
+            break
         if not results:
             continue
         p = len(prompt)
