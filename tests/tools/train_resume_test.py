@@ -2,7 +2,8 @@
 """Checks that tools/train/train.py keeps a model's history across a resume: a run started with
 --init-from-shipped exports the shipped folder's training.json as args.shipped_history, and so does
 the same run resumed from its checkpoint by a command that no longer names the shipped folder; and
-a run without --plot draws its loss curve in its work folder, not over a tracked plot in docs/img.
+a run without --plot draws its loss curve in its work folder, not over a tracked plot in docs/img;
+and a shipped folder of another size than --size is refused with the size to pass.
 
   python3 tests/tools/train_resume_test.py --source <checkout>
 
@@ -41,6 +42,13 @@ def main():
         started = train(py, args.source, tmp, "second", 1, "--init-from-shipped", shipped_dir)
         if started["args"].get("shipped_history") != shipped:
             raise SystemExit("FAIL: a run started from a shipped folder does not export its history")
+        # A shipped folder of another size is refused with the size to pass, not PyTorch's shape list.
+        r = subprocess.run([py, os.path.join(args.source, "tools", "train", "train.py"), "--model", "ar", "--size",
+                            "small", "--init-from-shipped", shipped_dir, "--work", os.path.join(tmp, "wrong-size"),
+                            "--steps", "1"], capture_output=True, text=True, timeout=120)
+        if r.returncode != 2 or "pass --size tiny" not in r.stderr:
+            raise SystemExit(f"FAIL: a shipped folder of another size was not refused clearly: rc {r.returncode}, "
+                             f"{r.stderr[-400:]}")
         resumed = train(py, args.source, tmp, "second", 2)
         if resumed["step"] != 2:
             raise SystemExit(f"FAIL: the second command did not resume and continue (step {resumed['step']})")

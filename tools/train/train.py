@@ -278,7 +278,7 @@ def lr_at(step, a, elapsed=0.0):
     return a.lr * (a.min_lr_frac + (1 - a.min_lr_frac) * 0.5 * (1 + math.cos(math.pi * prog)))
 
 
-def hardware():
+def hardware(processes=1):
     cpu = "unknown"
     try:
         for line in open("/proc/cpuinfo"):
@@ -288,7 +288,8 @@ def hardware():
     except OSError:
         pass
     gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "none"
-    return {"cpu": cpu, "threads_used": torch.get_num_threads(), "logical_cpus": os.cpu_count(),
+    return {"cpu": cpu, "threads_used": torch.get_num_threads() * processes, "processes": processes,
+            "logical_cpus": os.cpu_count(),
             "gpu": gpu, "torch": torch.__version__, "python": platform.python_version()}
 
 
@@ -338,6 +339,11 @@ def main():
                     help="batches whose gradients make one optimizer step (the step sees K*batch examples): "
                     "on a CPU, batches of 32 run faster per example than one of 256, whose activations "
                     "outgrow the caches, while the step keeps the larger batch's lower gradient noise")
+    ap.add_argument("--processes", type=int, default=1, metavar="N",
+                    help="CPU only: N processes share each step's --accum batches and average their gradients "
+                    "(gloo), so one run uses every core; the step reads the batches of the run with 1. On a "
+                    "small model one process with two threads steps no faster than with one, two processes "
+                    "twice as fast")
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--min-lr-frac", type=float, default=0.1)
     ap.add_argument("--warmup", type=int, default=100)
@@ -420,8 +426,118 @@ def main():
         ap.error("--attention-anneal anneals a Dream model's attention: use it with --model dream")
     if a.accum < 1:
         ap.error("--accum counts the batches of one optimizer step: use 1 or more")
+    if a.processes < 1 or (a.processes > 1 and (a.device != "cpu" or a.accum % a.processes)):
+        ap.error("--processes splits each step's --accum batches between CPU processes: use it with --device cpu "
+                 "and an --accum that is a multiple of it")
     if a.schedule == "wsd" and a.anneal_start is not None:
         a.steps = min(a.steps, a.anneal_start + a.anneal_steps)
+    shape_error = shipped_shape_error(a)
+    if shape_error:
+        ap.error(shape_error)
+    a.family_weight_map = None
+    if a.family_weights:
+        a.family_weight_map = {}
+        for item in a.family_weights.split(","):
+            fam, _, w = item.partition("=")
+            if fam not in corpus.FAMILIES:
+                ap.error(f"--family-weights: unknown family {fam!r} (known: {', '.join(corpus.FAMILIES)})")
+            a.family_weight_map[fam] = float(w or 1)
+    if a.processes == 1:
+        run(0, a)
+        return
+    import socket
+    import torch.multiprocessing as mp
+    with socket.socket() as s:  # a free port for the processes' rendezvous
+        s.bind(("127.0.0.1", 0))
+        a.rendezvous = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+    mp.spawn(run, args=(a,), nprocs=a.processes)
+
+
+def shipped_shape_error(a):
+    """Why --init-from-shipped's folder cannot start this --model/--size (None when it can, or when a
+    checkpoint will be resumed instead): a clear line rather than PyTorch's list of tensor shapes."""
+    work = a.work or os.path.join(C.WORK, f"{a.model}-{a.size}")
+    if not a.init_from_shipped or os.path.exists(os.path.join(work, "ckpt.pt")):
+        return None
+    path = os.path.join(a.init_from_shipped, "config.json")
+    try:
+        shipped = json.load(open(path))
+    except (OSError, ValueError) as e:
+        return f"--init-from-shipped: cannot read {path}: {e}"
+    try:
+        _, cfg = build_model(a.model, a.size)
+    except KeyError:
+        return f"--size {a.size!r} is not a size of --model {a.model}"
+    keys = ("d_model", "n_layers", "n_heads", "n_kv_heads", "mlp_hidden_size") if a.model == "mdlm" else \
+        ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "intermediate_size")
+    if all(shipped.get(k) == cfg[k] for k in keys):
+        return None
+    found = ", ".join(f"{k} {shipped.get(k)}" for k in keys)
+    sizes = C.MDLM_SIZES if a.model == "mdlm" else ("base", "small", "tiny")
+    named = next((z for z in sizes if all(shipped.get(k) == build_model(a.model, z)[1][k] for k in keys)), None)
+    return (f"--init-from-shipped: {a.init_from_shipped} holds a model of another shape than --size {a.size} "
+            f"({found})" + (f": pass --size {named}" if named else ""))
+
+
+def recorded_args(a):
+    """The command's options as a run records them (not the processes' rendezvous address)."""
+    return {k: v for k, v in vars(a).items() if k not in ("rendezvous", "family_weight_map")}
+
+
+def all_reduce_step(model, loss, ce, seen):
+    """Sums the processes' gradients (one flat buffer: one message per step) and their losses and
+    token counts; each process's loss is already its share's sum divided by the whole --accum."""
+    import torch.distributed as dist
+    params = [p for p in model.parameters() if p.requires_grad]
+    flat = torch.cat([(p.grad if p.grad is not None else torch.zeros_like(p)).reshape(-1) for p in params]
+                     + [torch.tensor([float(loss), float(ce), float(seen)])])
+    dist.all_reduce(flat)
+    at = 0
+    for p in params:
+        n = p.numel()
+        p.grad = flat[at:at + n].view_as(p).clone()
+        at += n
+    return flat[at], flat[at + 1], int(flat[at + 2])
+
+
+def share_of_step(data, first, count, rank, procs):
+    """The batch indices first .. first+count-1 that this process computes: the longest batch first to
+    the least loaded process (batches differ up to 4x in length, and a step waits for the slowest)."""
+    indices = list(range(first, first + count))
+    if procs == 1:
+        return indices
+    size = {i: data.batch(i)[0].numel() for i in indices}  # in order: each chunk is made once
+    load, mine = [0] * procs, []
+    for index in sorted(indices, key=lambda i: (-size[i], i)):
+        r = min(range(procs), key=lambda q: (load[q], q))
+        load[r] += size[index]
+        if r == rank:
+            mine.append(index)
+    return sorted(mine)
+
+
+def share_clock(elapsed, out_of_time):
+    """The lead's wall time and stop decision, given to every process: the learning rate follows
+    wall time (--minutes), so processes with their own clocks would step differently."""
+    import torch.distributed as dist
+    t = torch.tensor([float(elapsed), 1.0 if out_of_time else 0.0], dtype=torch.float64)
+    dist.broadcast(t, 0)
+    return float(t[0]), bool(t[1])
+
+
+def run(rank, a):
+    """The training loop of one process (rank 0 alone logs, validates, draws curves and checkpoints)."""
+    import torch.distributed as dist
+    procs = a.processes
+    if procs > 1:
+        dist.init_process_group("gloo", init_method=a.rendezvous, rank=rank, world_size=procs)
+    lead = rank == 0
+    diffusion = a.model in ("mdlm", "dream")
+
+    def say(*args, **kw):
+        if lead:
+            print(*args, **kw)
+
     corpus.VARIED_WORDING = a.varied_wording
     corpus.WORD_PROBLEM_FORM = a.word_problem_form
     corpus.SORTING_FORM = a.sorting_form
@@ -449,15 +565,7 @@ def main():
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
     lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask,
                                            a.prompt_digit_noise, a.digit_suffix)) if diffusion else ar_loss
-    weights = None
-    if a.family_weights:
-        weights = {}
-        for item in a.family_weights.split(","):
-            fam, _, w = item.partition("=")
-            if fam not in corpus.FAMILIES:
-                ap.error(f"--family-weights: unknown family {fam!r} (known: {', '.join(corpus.FAMILIES)})")
-            weights[fam] = float(w or 1)
-    data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers, weights=weights)
+    data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers, weights=a.family_weight_map)
     vb = val_batches(4, 64, a.max_len)
 
     ck = os.path.join(work, "ckpt.pt")
@@ -472,17 +580,17 @@ def main():
         history = (s.get("args") or {}).get("shipped_history")
         if history is not None:
             a.shipped_history = history
-        print(f"resumed from {ck} at step {step} ({elapsed / 60:.1f} min)", flush=True)
+        say(f"resumed from {ck} at step {step} ({elapsed / 60:.1f} min)", flush=True)
     elif a.init_from:
         model.load_state_dict(C.load_checkpoint(a.init_from)["model"])
-        print(f"initialised from {a.init_from}", flush=True)
+        say(f"initialised from {a.init_from}", flush=True)
     elif a.init_from_shipped:
         from grow import load_shipped
         model.load_state_dict(load_shipped(a.init_from_shipped, a.model))
         prov = os.path.join(a.init_from_shipped, "training.json")
         if os.path.exists(prov):  # the shipped model's own history carries over
             a.shipped_history = json.load(open(prov))
-        print(f"initialised from the shipped weights in {a.init_from_shipped}", flush=True)
+        say(f"initialised from the shipped weights in {a.init_from_shipped}", flush=True)
     elif a.init_from_ar:
         if a.model == "dream":  # the guider's own network: every tensor as it is
             from grow import load_shipped
@@ -493,17 +601,22 @@ def main():
         prov = os.path.join(a.init_from_ar, "training.json")
         if os.path.exists(prov):  # the guider's history is where these weights began
             a.shipped_history = {"adapted_from_ar": json.load(open(prov))}
-        print(f"initialised from the guider's weights in {a.init_from_ar} ({a.model} adaptation)", flush=True)
+        say(f"initialised from the guider's weights in {a.init_from_ar} ({a.model} adaptation)", flush=True)
     model.to(dev)
     # The optimizer's state follows the parameters to the device.
     for st in opt.state.values():
         for k, v in st.items():
             if torch.is_tensor(v) and k != "step":
                 st[k] = v.to(dev)
-    print(f"{a.model}/{a.size}: {count_params(model) / 1e6:.2f}M params; {json.dumps(vars(a))}", flush=True)
+    if procs > 1:  # every process starts from the lead's weights (they load the same files anyway)
+        for p in model.parameters():
+            dist.broadcast(p.data, 0)
+    say(f"{a.model}/{a.size}: {count_params(model) / 1e6:.2f}M params; {json.dumps(recorded_args(a))}", flush=True)
 
     csv_path = os.path.join(work, "log.csv")
-    if not os.path.exists(csv_path) or step == 0:
+    if not lead:
+        pass
+    elif not os.path.exists(csv_path) or step == 0:
         with open(csv_path, "w") as f:
             f.write("step,elapsed_s,lr,train_loss,train_ce,val_loss,tokens\n")
     else:  # resumed: drop rows logged after the checkpoint we resume from
@@ -544,19 +657,19 @@ def main():
             if new:
                 f.write("step,examples_seen,elapsed_s," + ",".join(sorted(acc)) + "\n")
             f.write(f"{step},{step * a.batch * a.accum},{elapsed:.1f}," + ",".join(f"{acc[k]:.3f}" for k in sorted(acc)) + "\n")
-        print("curve step", step, " ".join(f"{k} {v:.2f}" for k, v in sorted(acc.items())), flush=True)
+        say("curve step", step, " ".join(f"{k} {v:.2f}" for k, v in sorted(acc.items())), flush=True)
 
     def checkpoint():
         sd = {k: v.detach().cpu() for k, v in model.state_dict().items()}
         s = {"model": sd, "opt": opt.state_dict(), "step": step, "elapsed": elapsed,
-             "tokens": tokens, "config": cfg, "kind": a.model, "args": vars(a), "hardware": hardware()}
+             "tokens": tokens, "config": cfg, "kind": a.model, "args": recorded_args(a), "hardware": hardware(a.processes)}
         torch.save(s, ck + ".tmp")
         os.replace(ck + ".tmp", ck)
         plot(csv_path, png, f"{name} ({a.model}) loss")
         if a.out:
             import export
             export.export(ck, a.out)
-        print(f"checkpoint step {step} -> {ck}" + (f" (exported to {a.out})" if a.out else ""), flush=True)
+        say(f"checkpoint step {step} -> {ck}" + (f" (exported to {a.out})" if a.out else ""), flush=True)
 
     # The budget is wall time: on a GPU one curve point costs as much as thousands of steps, so a
     # budget of step time alone overran its lease (elapsed resumes from the checkpoint).
@@ -565,7 +678,7 @@ def main():
     def wall_elapsed():
         return elapsed0 + (time.time() - t0)
 
-    if a.curve_every and step == 0 and not a.bench:
+    if lead and a.curve_every and step == 0 and not a.bench:
         curve_point()  # where the curve starts: the initial weights' accuracy
     model.train()
     run_loss, run_ce, last_ck = None, None, time.time()
@@ -578,10 +691,10 @@ def main():
             model.future_share = min(1.0, step / a.attention_anneal)
         opt.zero_grad(set_to_none=True)
         loss = ce = 0.0
+        seen = 0
         # Batch and masks are functions of the batch's index alone, so --accum 1 is the run it was
         # before the option existed and a resumed run draws what the uninterrupted one would.
-        for k in range(a.accum):
-            index = step * a.accum + k
+        for index in share_of_step(data, step * a.accum, a.accum, rank, procs):
             ids, isr = data.batch(index)
             ids, isr = ids.to(dev, non_blocking=True), isr.to(dev, non_blocking=True)
             g = torch.Generator().manual_seed(a.seed * 1_000_003 + index)
@@ -589,7 +702,10 @@ def main():
                 part, part_ce, nm = lossfn(model, ids, isr, g)
             (part / a.accum).backward()
             loss, ce = loss + part.detach() / a.accum, ce + part_ce.detach() / a.accum
-            tokens += ids.numel()
+            seen += ids.numel()
+        if procs > 1:  # the step's gradient is the sum of every process's share
+            loss, ce, seen = all_reduce_step(model, loss, ce, seen)
+        tokens += seen
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         step += 1
@@ -600,30 +716,36 @@ def main():
         run_ce = float(ce) if run_ce is None else 0.95 * run_ce + 0.05 * float(ce)
         if a.bench:
             bench_t.append(dt)
-            print(f"step {step} T={ids.shape[1]} {dt:.3f}s loss {lv:.3f}", flush=True)
+            say(f"step {step} T={ids.shape[1]} {dt:.3f}s loss {lv:.3f}", flush=True)
             if step >= a.bench:
-                print(f"mean step {sum(bench_t[1:]) / max(1, len(bench_t) - 1):.3f}s")
+                say(f"mean step {sum(bench_t[1:]) / max(1, len(bench_t) - 1):.3f}s")
                 return
             continue
         val = ""
-        if step % a.val_every == 0 or step == a.steps:
+        if not lead:
+            pass
+        elif step % a.val_every == 0 or step == a.steps:
             val = f"{evaluate():.4f}"
-        if step % a.log_every == 0 or val:
+        if lead and (step % a.log_every == 0 or val):
             with open(csv_path, "a") as f:
                 f.write(f"{step},{elapsed:.1f},{lr_at(step - 1, a, elapsed):.3e},{run_loss:.4f},{run_ce:.4f},{val},{tokens}\n")
-            print(f"step {step}/{a.steps} loss {run_loss:.4f} ce {run_ce:.4f} val {val or '-'} "
+            say(f"step {step}/{a.steps} loss {run_loss:.4f} ce {run_ce:.4f} val {val or '-'} "
                   f"lr {lr_at(step - 1, a, elapsed):.2e} T={ids.shape[1]} {dt:.2f}s/step elapsed {elapsed / 60:.1f}m", flush=True)
-        if a.curve_every and step % a.curve_every == 0:
+        if lead and a.curve_every and step % a.curve_every == 0:
             curve_point()
         elapsed = wall_elapsed()  # the curve point counts too
         out_of_time = a.minutes and elapsed >= 60 * a.minutes
-        if time.time() - last_ck > a.ckpt_min * 60 or step == a.steps or out_of_time:
+        if lead and (time.time() - last_ck > a.ckpt_min * 60 or step == a.steps or out_of_time):
             checkpoint()
             last_ck = time.time()
+        if procs > 1:  # the lead's clock drives everyone's schedule and stop
+            elapsed, out_of_time = share_clock(elapsed, out_of_time)
         if out_of_time:
-            print(f"wall-time budget of {a.minutes} min reached at step {step}", flush=True)
+            say(f"wall-time budget of {a.minutes} min reached at step {step}", flush=True)
             break
-    print(f"done: {step} steps, {elapsed / 60:.1f} min of wall time in all ({(time.time() - t0) / 60:.1f} in this run)")
+    say(f"done: {step} steps, {elapsed / 60:.1f} min of wall time in all ({(time.time() - t0) / 60:.1f} in this run)")
+    if procs > 1:
+        dist.destroy_process_group()
 
 
 if __name__ == "__main__":
