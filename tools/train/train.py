@@ -340,10 +340,10 @@ def main():
                     "on a CPU, batches of 32 run faster per example than one of 256, whose activations "
                     "outgrow the caches, while the step keeps the larger batch's lower gradient noise")
     ap.add_argument("--processes", type=int, default=1, metavar="N",
-                    help="CPU only: N processes share each step's --accum batches and average their gradients "
+                    help="CPU only: N processes share each step's --accum batches and sum their gradients "
                     "(gloo), so one run uses every core; the step reads the batches of the run with 1. On a "
-                    "small model one process with two threads steps no faster than with one, two processes "
-                    "twice as fast")
+                    "small model one process with two threads steps no faster than with one; two processes "
+                    "of one thread step 1.86x as fast")
     ap.add_argument("--lr", type=float, default=1e-3)
     ap.add_argument("--min-lr-frac", type=float, default=0.1)
     ap.add_argument("--warmup", type=int, default=100)
@@ -614,12 +614,10 @@ def run(rank, a):
     say(f"{a.model}/{a.size}: {count_params(model) / 1e6:.2f}M params; {json.dumps(recorded_args(a))}", flush=True)
 
     csv_path = os.path.join(work, "log.csv")
-    if not lead:
-        pass
-    elif not os.path.exists(csv_path) or step == 0:
+    if lead and (not os.path.exists(csv_path) or step == 0):
         with open(csv_path, "w") as f:
             f.write("step,elapsed_s,lr,train_loss,train_ce,val_loss,tokens\n")
-    else:  # resumed: drop rows logged after the checkpoint we resume from
+    elif lead:  # resumed: drop rows logged after the checkpoint we resume from
         lines = open(csv_path).read().splitlines()
         keep = [lines[0]] + [l for l in lines[1:] if int(l.split(",")[0]) <= step]
         with open(csv_path, "w") as f:
@@ -722,9 +720,7 @@ def run(rank, a):
                 return
             continue
         val = ""
-        if not lead:
-            pass
-        elif step % a.val_every == 0 or step == a.steps:
+        if lead and (step % a.val_every == 0 or step == a.steps):
             val = f"{evaluate():.4f}"
         if lead and (step % a.log_every == 0 or val):
             with open(csv_path, "a") as f:
