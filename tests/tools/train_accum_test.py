@@ -9,15 +9,13 @@
 - --accum 0 is refused.
 Exits 77 (ctest: skipped) when no Python with PyTorch is found (see torch_reference_test.py).
 """
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_reference_test import torch_python_or_skip  # noqa: E402
-from train_resume_test import train  # noqa: E402
+from train_resume_test import checkout_and_torch_python, refusal, train  # noqa: E402
 
 
 def checkpoint_digest(py, train_dir, ckpt):
@@ -29,28 +27,24 @@ def checkpoint_digest(py, train_dir, ckpt):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--source", required=True)
-    args = ap.parse_args()
-    py = torch_python_or_skip()
-    train_dir = os.path.join(args.source, "tools", "train")
+    source, py = checkout_and_torch_python()
+    train_dir = os.path.join(source, "tools", "train")
     with tempfile.TemporaryDirectory() as tmp:
-        single = train(py, args.source, tmp, "single", 6)
-        straight = train(py, args.source, tmp, "straight", 2, "--accum", "3")
+        single = train(py, source, tmp, "single", 6)
+        straight = train(py, source, tmp, "straight", 2, "--accum", "3")
         if straight["tokens_seen"] != single["tokens_seen"]:
             raise SystemExit(f"FAIL: two steps of --accum 3 read {straight['tokens_seen']} tokens, "
                              f"six single steps {single['tokens_seen']}: not the same six batches")
-        train(py, args.source, tmp, "resumed", 1, "--accum", "3")
-        resumed = train(py, args.source, tmp, "resumed", 2, "--accum", "3")
+        train(py, source, tmp, "resumed", 1, "--accum", "3")
+        resumed = train(py, source, tmp, "resumed", 2, "--accum", "3")
         if resumed["step"] != 2 or resumed["tokens_seen"] != straight["tokens_seen"]:
             raise SystemExit("FAIL: the resumed accumulated run did not read what the straight one read")
         digests = [checkpoint_digest(py, train_dir, os.path.join(tmp, w, "ckpt.pt")) for w in ("straight", "resumed")]
         if digests[0] != digests[1]:
             raise SystemExit("FAIL: the accumulated run resumed after one step ends with other weights than in one go")
-        r = subprocess.run([py, os.path.join(train_dir, "train.py"), "--accum", "0", "--steps", "1"],
-                           capture_output=True, text=True)
-        if r.returncode != 2 or "--accum" not in r.stderr:
-            raise SystemExit(f"FAIL: --accum 0 was not refused: rc {r.returncode}, {r.stderr[-300:]}")
+        error = refusal(py, source, "--accum", "0", "--steps", "1")
+        if error is None or "--accum" not in error:
+            raise SystemExit(f"FAIL: --accum 0 was not refused: {error}")
     print("PASS")
     return 0
 

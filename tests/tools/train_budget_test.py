@@ -9,23 +9,18 @@ A 1-second budget with a curve point before the first step and after every step:
 before the first step alone outlasts the budget, so the run stops after one step. Counting step
 time only, it would run on for dozens of steps. Exits 77 (ctest: skipped) without PyTorch.
 """
-import argparse
 import os
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from torch_reference_test import torch_python_or_skip  # noqa: E402
-from train_resume_test import train  # noqa: E402
+from train_resume_test import checkout_and_torch_python, train  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--source", required=True)
-    args = ap.parse_args()
-    py = torch_python_or_skip()
+    source, py = checkout_and_torch_python()
     with tempfile.TemporaryDirectory() as tmp:
-        done = train(py, args.source, tmp, "budget", 200, "--minutes", str(1 / 60), "--curve-every", "1",
+        done = train(py, source, tmp, "budget", 200, "--minutes", str(1 / 60), "--curve-every", "1",
                      "--curve-per-family", "1")
         if done["step"] > 2:
             raise SystemExit(f"FAIL: a 1-second budget ran {done['step']} steps: the curve points did not count")

@@ -31,33 +31,43 @@ def train(py, source, tmp, work, steps, *extra, plot=True):
     return json.load(open(os.path.join(tmp, work, "export", "training.json")))
 
 
-def main():
+def checkout_and_torch_python():
+    """How every train.py check starts: the checkout named by --source, and the Python with
+    PyTorch (or exit with SKIP)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", required=True)
-    args = ap.parse_args()
-    py = torch_python_or_skip()
+    return ap.parse_args().source, torch_python_or_skip()
+
+
+def refusal(py, source, *args):
+    """train.py's error text when it refuses these arguments as a usage error (exit 2), else None."""
+    r = subprocess.run([py, os.path.join(source, "tools", "train", "train.py"), *args],
+                       capture_output=True, text=True, timeout=120)
+    return r.stderr if r.returncode == 2 else None
+
+
+def main():
+    source, py = checkout_and_torch_python()
     with tempfile.TemporaryDirectory() as tmp:
-        shipped = train(py, args.source, tmp, "first", 1)  # stands in for a shipped folder
+        shipped = train(py, source, tmp, "first", 1)  # stands in for a shipped folder
         shipped_dir = os.path.join(tmp, "first", "export")
-        started = train(py, args.source, tmp, "second", 1, "--init-from-shipped", shipped_dir)
+        started = train(py, source, tmp, "second", 1, "--init-from-shipped", shipped_dir)
         if started["args"].get("shipped_history") != shipped:
             raise SystemExit("FAIL: a run started from a shipped folder does not export its history")
         # A shipped folder of another size is refused with the size to pass, not PyTorch's shape list.
-        r = subprocess.run([py, os.path.join(args.source, "tools", "train", "train.py"), "--model", "ar", "--size",
-                            "small", "--init-from-shipped", shipped_dir, "--work", os.path.join(tmp, "wrong-size"),
-                            "--steps", "1"], capture_output=True, text=True, timeout=120)
-        if r.returncode != 2 or "pass --size tiny" not in r.stderr:
-            raise SystemExit(f"FAIL: a shipped folder of another size was not refused clearly: rc {r.returncode}, "
-                             f"{r.stderr[-400:]}")
-        resumed = train(py, args.source, tmp, "second", 2)
+        error = refusal(py, source, "--model", "ar", "--size", "small", "--init-from-shipped", shipped_dir,
+                        "--work", os.path.join(tmp, "wrong-size"), "--steps", "1")
+        if error is None or "pass --size tiny" not in error:
+            raise SystemExit(f"FAIL: a shipped folder of another size was not refused clearly: {error}")
+        resumed = train(py, source, tmp, "second", 2)
         if resumed["step"] != 2:
             raise SystemExit(f"FAIL: the second command did not resume and continue (step {resumed['step']})")
         if resumed["args"].get("shipped_history") != shipped:
             raise SystemExit("FAIL: the resumed run's export lost the history of the weights it started from")
         # Without --plot the loss curve goes to the work folder, never over a tracked plot in docs/img.
-        tracked = os.path.join(args.source, "docs", "img", "loss-tiny-ar.png")
+        tracked = os.path.join(source, "docs", "img", "loss-tiny-ar.png")
         before = os.stat(tracked).st_mtime_ns if os.path.exists(tracked) else None
-        train(py, args.source, tmp, "default-plot", 1, plot=False)
+        train(py, source, tmp, "default-plot", 1, plot=False)
         drawn = subprocess.run([py, "-c", "import matplotlib"], capture_output=True).returncode == 0
         if drawn and not os.path.exists(os.path.join(tmp, "default-plot", "loss.png")):
             raise SystemExit("FAIL: a run without --plot did not draw its loss curve in its work folder")
