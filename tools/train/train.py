@@ -34,9 +34,11 @@ from model import Dream, LLaDA, Qwen2, count_params  # noqa: E402
 EPS = 1e-3  # LLaDA: p_mask = (1 - eps) t + eps
 
 
-def build_model(kind, size):
+def build_model(kind, size, tie_head=False):
     if kind == "mdlm":
         cfg = C.mdlm_config(size)
+        if tie_head:  # LLaDA's own schema field: the LM head is wte, no ff_out of its own
+            cfg["weight_tying"] = True
         return LLaDA(cfg), cfg
     if kind == "dream":
         cfg = C.dream_config(size)
@@ -413,6 +415,9 @@ def main():
                     help="how a sorted list is written (corpus.SORTING_FORM)")
     ap.add_argument("--counting-form", default="words", choices=["words", "spelled"],
                     help="how a letter count is written (corpus.COUNTING_FORM)")
+    ap.add_argument("--tie-head", action="store_true",
+                    help="mdlm: the LM head is the embedding (LLaDA's weight_tying), so a token read from the "
+                    "prompt can be written back without a head row of its own trained in that role")
     a = ap.parse_args()
     # These act on suffix-masked MDLM sequences only: refuse them where they would do nothing.
     diffusion = a.model in ("mdlm", "dream")
@@ -422,6 +427,8 @@ def main():
     if a.init_from_ar and not (a.model == "dream" or (a.model == "mdlm" and a.size == "adapted")):
         ap.error("--init-from-ar starts an MDLM of the guider's shape: use it with --model dream or "
                  "--model mdlm --size adapted")
+    if a.tie_head and a.model != "mdlm":
+        ap.error("--tie-head ties an MDLM's head: --model dream and ar always tie theirs")
     if a.attention_anneal and a.model != "dream":
         ap.error("--attention-anneal anneals a Dream model's attention: use it with --model dream")
     if a.accum < 1:
@@ -465,12 +472,16 @@ def shipped_shape_error(a):
     except (OSError, ValueError) as e:
         return f"--init-from-shipped: cannot read {path}: {e}"
     try:
-        _, cfg = build_model(a.model, a.size)
+        _, cfg = build_model(a.model, a.size, a.tie_head)
     except KeyError:
         return f"--size {a.size!r} is not a size of --model {a.model}"
     keys = ("d_model", "n_layers", "n_heads", "n_kv_heads", "mlp_hidden_size") if a.model == "mdlm" else \
         ("hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "intermediate_size")
     if all(shipped.get(k) == cfg[k] for k in keys):
+        if a.model == "mdlm" and bool(shipped.get("weight_tying")) != bool(cfg.get("weight_tying")):
+            return (f"--init-from-shipped: {a.init_from_shipped} has " + ("a tied" if shipped.get("weight_tying") else
+                    "an untied") + " LM head: " + ("pass --tie-head" if shipped.get("weight_tying") else
+                    "leave out --tie-head (a tied head starts from scratch)"))
         return None
     found = ", ".join(f"{k} {shipped.get(k)}" for k in keys)
     sizes = C.MDLM_SIZES if a.model == "mdlm" else ("base", "small", "tiny")
@@ -557,7 +568,7 @@ def run(rank, a):
     dev = torch.device(a.device)
     if dev.type == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True
-    model, cfg = build_model(a.model, a.size)
+    model, cfg = build_model(a.model, a.size, a.tie_head)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     nodecay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": a.wd},
