@@ -533,6 +533,35 @@ def story_render(p, rng):
     return " ".join(s) + "\n#### The end", "The end"
 
 
+# repeat: the question's words written back in order, every answer token a copy. Not scored: it
+# trains the skill a question worded in a new way needs (its numbers and names are only in the
+# question), which the other families teach slowly (a word count can be answered by numbering as
+# many words as the sentence has, without copying one).
+REPEAT_TPL = [
+    lambda p: f"Repeat after me: \"{p['sent']}\"",
+    lambda p: f"Say \"{p['sent']}\" back to me.",
+    lambda p: f"Copy this text: \"{p['sent']}\"",
+    lambda p: f"Write the words \"{p['sent']}\" again.",
+    # held-out
+    lambda p: f"Echo the text \"{p['sent']}\".",
+]
+
+
+def repeat_vocabulary():
+    items = [w for it in ITEMS for w in it[:2]]
+    return sorted({w for w in WORDS + NAMES + items + ANIMALS + OBJECTS + PLACES + ADJS if " " not in w})
+
+
+def repeat_key(rng):
+    vocab = repeat_vocabulary()
+    sent = " ".join(rng.choice(vocab) for _ in range(rng.randint(2, 12)))
+    return f"r:{sent}", {"sent": sent}
+
+
+def repeat_render(p, rng):
+    return f"{p['sent']}\n#### {p['sent'].split(' ')[-1]}", p["sent"].split(" ")[-1]
+
+
 FAMILIES = {
     #            keygen    templates n_heldout render weight
     "addition": (add_key, ADD_TPL, 2, lambda p, r: add_render(p, r, "+", 3), 0.30),
@@ -546,11 +575,12 @@ FAMILIES = {
     # training commands name it in --family-weights.
     "multiplication": (mul_key, MUL_TPL, 2, mul_render, 0.0),
     "running_sum": (rsum_key, RSUM_TPL, 1, rsum_render, 0.0),
+    "repeat": (repeat_key, REPEAT_TPL, 1, repeat_render, 0.0),
 }
 # Recommended generation canvas (response tokens incl. <|eot|> and <|endoftext|> tail) per
 # family: >= the longest response of the family's short styles. Written to the eval jsonl.
 GEN_LENGTH = {"multiplication": 48, "running_sum": 64, "addition": 48, "addition4": 48, "subtraction": 48, "sorting": 160,
-              "counting": 96, "word_problem": 192, "story": 96}
+              "counting": 96, "word_problem": 192, "story": 96, "repeat": 64}
 SCORED = ["addition", "addition4", "subtraction", "word_problem", "sorting", "counting"]
 
 

@@ -24,7 +24,8 @@
 #    resources/models/ (also every 1.5 min while training: OUT_DIR/work-dir.txt names the folder);
 # 3. measures greedy accuracy per family on the test split and the held-out wordings (up to
 #    --eval-per-family rows each) with the PyTorch reference sampler (tools/train/eval_py.py; the
-#    C++ engine's eval is run where the models land), for the models trained here;
+#    C++ engine's eval is run where the models land), for the models trained here, and whether
+#    each copies a question's words into its answer (tools/train/copy_probe.py);
 # 4. writes to OUT_DIR: result.tar.xz split into parts of 15 MB (result.tar.xz.part-aa, -ab, ...)
 #    holding models/tiny-{mdlm,ar} (and tiny-dream), the loss plots and curves.csv (accuracy per family vs examples
 #    seen), and beside it train-mdlm.log, train-ar.log and eval.txt to read at once.
@@ -164,6 +165,11 @@ for m in $MDLM_NAME $([ "$TRAIN_AR" = 1 ] && echo tiny-ar); do
       --per-family "$EVAL_N" --device "$DEVICE" --batch 256 >"$WORK/eval-$m-$split.txt" 2>&1 ||
       echo "!! eval of $m on $split did not finish" >>"$WORK/eval-$m-$split.txt" &
   done
+done
+# Whether each copies a question's words into its answer (what a new wording needs): seconds on a CPU core.
+for m in $MDLM_NAME $([ "$TRAIN_AR" = 1 ] && echo tiny-ar); do
+  timeout 100 "$PY" "$ROOT/tools/train/copy_probe.py" --model "$MODELS/$m" >"$WORK/eval-$m-copy.txt" 2>&1 ||
+    echo "!! copy probe of $m did not finish" >>"$WORK/eval-$m-copy.txt" &
 done
 wait
 cat "$WORK"/eval-*.txt | tee "$OUT/eval.txt"
