@@ -97,6 +97,11 @@ def main():
     ap.add_argument("--model", required=True, help="an exported model folder")
     ap.add_argument("--n", type=int, default=60, help="letter-count, word-count and repeat rows to probe")
     a = ap.parse_args()
+    if a.n < 1:
+        ap.error("--n counts the rows of each kind to probe: use 1 or more")
+    for name in ("config.json", "model.safetensors"):
+        if not os.path.isfile(os.path.join(a.model, name)):
+            ap.error(f"--model {a.model}: no {name} there (an exported model folder holds both)")
     corpus.WORD_PROBLEM_FORM, corpus.SORTING_FORM, corpus.COUNTING_FORM = "lines", "columns", "spelled"
     torch.set_num_threads(1)
     model, cfg = load_shipped(a.model)

@@ -14,7 +14,8 @@ Splits
   (the last template(s) of every family's list), over test-bucket content keys.
 
 Families: addition (2-3 digit, the goal family), addition4, subtraction,
-word_problem, sorting, counting, story (free text; not scored).
+word_problem, sorting, counting (scored); story (free text), multiplication,
+running_sum and repeat (the question's words written back), trained, not scored.
 
 Usage:
   corpus.py --write-eval resources/eval      # test.jsonl + heldout.jsonl
