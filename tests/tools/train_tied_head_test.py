@@ -15,20 +15,15 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from train_resume_test import checkout_and_torch_python, refusal  # noqa: E402
+from train_resume_test import checkout_and_torch_python, refusal, train  # noqa: E402
 
 HEAD = "model.transformer.ff_out.weight"
 
 
-def train(py, source, tmp, work, *extra):
-    out = os.path.join(tmp, work, "export")
-    cmd = [py, os.path.join(source, "tools", "train", "train.py"), "--model", "mdlm", "--size", "tiny",
-           "--steps", "2", "--batch", "2", "--warmup", "1", "--max-len", "96", "--seed", "3",
-           "--work", os.path.join(tmp, work), "--out", out, "--plot", os.path.join(tmp, work, "loss.png"), *extra]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"))
-    if r.returncode != 0:
-        raise SystemExit(f"FAIL: {' '.join(cmd)}\n{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
-    return out
+def mdlm_export(py, source, tmp, work, *extra):
+    """The export folder of a two-step tiny MDLM run (train_resume_test's run, another --model)."""
+    train(py, source, tmp, work, 2, "--model", "mdlm", *extra)
+    return os.path.join(tmp, work, "export")
 
 
 # Run by the Python with PyTorch: the export's tensors, and its logits against the checkpoint's.
@@ -56,7 +51,7 @@ print(json.dumps({"names": names, "gap": gap}))
 def main():
     source, py = checkout_and_torch_python()
     with tempfile.TemporaryDirectory() as tmp:
-        tied = train(py, source, tmp, "tied", "--tie-head")
+        tied = mdlm_export(py, source, tmp, "tied", "--tie-head")
         config = json.load(open(os.path.join(tied, "config.json")))
         if config.get("weight_tying") is not True:
             raise SystemExit(f"FAIL: a --tie-head export says weight_tying {config.get('weight_tying')!r}")
@@ -69,7 +64,7 @@ def main():
             raise SystemExit(f"FAIL: a tied export stores a head of its own or no embedding: {seen['names']}")
         if not seen["gap"] < 0.05:
             raise SystemExit(f"FAIL: the tied export's logits differ from the trained model's by {seen['gap']}")
-        untied = train(py, source, tmp, "untied")
+        untied = mdlm_export(py, source, tmp, "untied")
         if json.load(open(os.path.join(untied, "config.json"))).get("weight_tying") is not False:
             raise SystemExit("FAIL: an MDLM without --tie-head exported a tied head")
         # The mismatches: refused with what to pass, not PyTorch's list of missing tensors.

@@ -84,7 +84,7 @@ def copy_cases(n, seed=7):
 
 
 def copy_rates(model, shift, n, seed=7):
-    """{"letter": [right, probed], "word": [right, probed]} over copy_cases(n, seed)."""
+    """{kind: [right, probed]} for each kind of copy_cases(n, seed): letter, word, repeat."""
     rates = {"letter": [0, 0], "word": [0, 0], "repeat": [0, 0]}
     for kind, prompt, written, copied, canvas in copy_cases(n, seed):
         rates[kind][0] += next_token_is(model, shift, prompt, written, copied, canvas)
