@@ -9,6 +9,7 @@
 #                                         [--mdlm-from-ar | --mdlm-dream] [--mixture FAMILY=W,...]
 #                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
 #                                         [--sorting-form columns|ranked] [--mdlm-digit-suffix 0.3]
+#                                         [--mdlm-suffix-mask 0.7]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
@@ -56,6 +57,7 @@ MDLM_KIND=mdlm   # mdlm: tiny-mdlm (LLaDA family); dream: tiny-dream (Dream fami
 MIXTURE=""
 SORTING_FORM=columns  # ranked: each copied number labelled with its place (docs/models.md §4)
 MDLM_DIGIT_SUFFIX=0   # train.py --digit-suffix: the end of a decode, only digits hidden after the cut (§5)
+MDLM_SUFFIX_MASK=0.7  # train.py --suffix-mask: the share of sequences masked from a random cut on (§5)
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -76,6 +78,7 @@ while [ $# -gt 0 ]; do
     --mixture) MIXTURE="$2"; shift 2 ;;  # train.py --family-weights of both models
     --sorting-form) SORTING_FORM="$2"; shift 2 ;;  # train.py --sorting-form of both models
     --mdlm-digit-suffix) MDLM_DIGIT_SUFFIX="$2"; shift 2 ;;  # train.py --digit-suffix of the MDLM
+    --mdlm-suffix-mask) MDLM_SUFFIX_MASK="$2"; shift 2 ;;  # train.py --suffix-mask of the MDLM
     -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) OUT="$1"; shift ;;
   esac
@@ -83,6 +86,8 @@ done
 [ -n "$OUT" ] || { echo "gpu_train.sh: give OUT_DIR (see --help)" >&2; exit 2; }
 # Checked here, not by train.py minutes into a lease.
 case "$SORTING_FORM" in columns|ranked) ;; *) echo "gpu_train.sh: --sorting-form is columns or ranked, not '$SORTING_FORM'" >&2; exit 2 ;; esac
+awk -v s="$MDLM_SUFFIX_MASK" -v d="$MDLM_DIGIT_SUFFIX" 'BEGIN { exit !(s >= 0 && s <= 1 && (d == 0 || s > 0)) }' ||
+  { echo "gpu_train.sh: --mdlm-suffix-mask is a share from 0 to 1, above 0 where --mdlm-digit-suffix is given" >&2; exit 2; }
 mkdir -p "$OUT"
 PY="${PYTHON:-python3}"
 "$PY" -c "import torch, sentencepiece; assert '$DEVICE' == 'cpu' or torch.cuda.is_available(), 'no CUDA device'" ||
@@ -135,7 +140,7 @@ FORMS="--word-problem-form lines --sorting-form $SORTING_FORM --counting-form sp
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
 "$PY" "$ROOT/tools/train/train.py" --model "$MDLM_KIND" --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
   --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
-  --suffix-mask 0.7 --digit-suffix "$MDLM_DIGIT_SUFFIX" --family-weights "$MIXTURE" $FORMS \
+  --suffix-mask "$MDLM_SUFFIX_MASK" --digit-suffix "$MDLM_DIGIT_SUFFIX" --family-weights "$MIXTURE" $FORMS \
   --data-workers "${DATA_WORKERS:-$(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 ))}" --threads 2 --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" \
   --ckpt-min 1.5 --work "$WORK/mdlm" --out "$MODELS/$MDLM_NAME" --plot "$PLOTS/loss-$MDLM_NAME.png" \
   >"$OUT/train-mdlm.log" 2>&1 &
