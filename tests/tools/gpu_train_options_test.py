@@ -11,6 +11,7 @@ source = sys.argv[sys.argv.index("--source") + 1]
 script = os.path.join(source, "tools", "train", "gpu_train.sh")
 for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--mdlm-suffix-mask is a share from 0 to 1"),
                   (["--mdlm-suffix-mask", "-0.1"], "--mdlm-suffix-mask is a share from 0 to 1"),
+                  (["--mdlm-suffix-mask", "0.5x"], "--mdlm-suffix-mask is a share from 0 to 1"),
                   (["--mdlm-suffix-mask", "0", "--mdlm-digit-suffix", "0.3"], "above 0 where --mdlm-digit-suffix")):
     with tempfile.TemporaryDirectory() as out:
         r = subprocess.run(["bash", script, out] + bad, capture_output=True, text=True, timeout=60)

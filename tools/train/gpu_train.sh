@@ -86,7 +86,9 @@ done
 [ -n "$OUT" ] || { echo "gpu_train.sh: give OUT_DIR (see --help)" >&2; exit 2; }
 # Checked here, not by train.py minutes into a lease.
 case "$SORTING_FORM" in columns|ranked) ;; *) echo "gpu_train.sh: --sorting-form is columns or ranked, not '$SORTING_FORM'" >&2; exit 2 ;; esac
-awk -v s="$MDLM_SUFFIX_MASK" -v d="$MDLM_DIGIT_SUFFIX" 'BEGIN { exit !(s >= 0 && s <= 1 && (d == 0 || s > 0)) }' ||
+# train.py refuses the same, but only once the AR run has started beside it.
+awk -v s="$MDLM_SUFFIX_MASK" -v d="$MDLM_DIGIT_SUFFIX" \
+  'BEGIN { exit !(s ~ /^([0-9]*[.])?[0-9]+$/ && s + 0 <= 1 && (d + 0 == 0 || s + 0 > 0)) }' ||
   { echo "gpu_train.sh: --mdlm-suffix-mask is a share from 0 to 1, above 0 where --mdlm-digit-suffix is given" >&2; exit 2; }
 mkdir -p "$OUT"
 PY="${PYTHON:-python3}"

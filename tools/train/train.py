@@ -419,6 +419,10 @@ def main():
                     help="mdlm: the LM head is the embedding (LLaDA's weight_tying), so a token read from the "
                     "prompt can be written back without a head row of its own trained in that role")
     a = ap.parse_args()
+    # A typo such as --suffix-mask 7 would otherwise mask every sequence without a word.
+    for share in ("suffix_mask", "prompt_digit_mask", "prompt_digit_noise", "digit_suffix"):
+        if not 0 <= getattr(a, share) <= 1:
+            ap.error(f"--{share.replace('_', '-')} is a share of sequences: use a value from 0 to 1")
     # These act on suffix-masked MDLM sequences only: refuse them where they would do nothing.
     diffusion = a.model in ("mdlm", "dream")
     if (a.prompt_digit_mask or a.prompt_digit_noise or a.digit_suffix) and (not diffusion or a.suffix_mask <= 0):
