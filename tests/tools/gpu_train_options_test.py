@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""tools/train/gpu_train.sh refuses a --mdlm-suffix-mask outside 0..1, and 0 together with
---mdlm-digit-suffix (train.py's digit suffix acts on suffix-masked sequences only), before it starts
-anything: a lease's minutes are not spent finding out."""
+"""tools/train/gpu_train.sh checks both runs' train.py options by train.py's own rules
+(tools/train/train_options.py) before it starts anything, so a lease's minutes are not spent finding
+out: a --mdlm-suffix-mask outside 0..1, 0 together with --mdlm-digit-suffix (the digit suffix acts on
+suffix-masked sequences only), a mixture's misspelt family, a minutes value that is no number."""
 import os
 import subprocess
 import sys
@@ -9,17 +10,21 @@ import tempfile
 
 source = sys.argv[sys.argv.index("--source") + 1]
 script = os.path.join(source, "tools", "train", "gpu_train.sh")
-for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--mdlm-suffix-mask is a share from 0 to 1"),
-                  (["--mdlm-suffix-mask", "-0.1"], "--mdlm-suffix-mask is a share from 0 to 1"),
-                  (["--mdlm-suffix-mask", "0.5x"], "--mdlm-suffix-mask is a share from 0 to 1"),
-                  (["--mdlm-suffix-mask", "0", "--mdlm-digit-suffix", "0.3"], "above 0 where --mdlm-digit-suffix")):
+for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--suffix-mask is a share of sequences: use a value from 0 to 1"),
+                  (["--mdlm-suffix-mask", "-0.1"], "--suffix-mask is a share of sequences: use a value from 0 to 1"),
+                  (["--mdlm-suffix-mask", "0.5x"], "argument --suffix-mask: invalid float value: '0.5x'"),
+                  (["--mdlm-suffix-mask", "0", "--mdlm-digit-suffix", "0.3"], "apply to suffix-masked sequences"),
+                  (["--mixture", "additon=1,sorting=1"], "--family-weights: unknown family 'additon'"),
+                  (["--mixture", "addition=-1"], "the weight of addition is '-1'"),
+                  (["--ar-minutes", "4,5"], "argument --minutes: invalid float value: '4,5'")):
     with tempfile.TemporaryDirectory() as out:
         r = subprocess.run(["bash", script, out] + bad, capture_output=True, text=True, timeout=60)
-        assert r.returncode == 2 and says in r.stderr, (bad, r.returncode, r.stderr)
+        assert r.returncode == 2 and says in r.stderr and "nothing was started" in r.stderr, \
+            (bad, r.returncode, r.stderr)
         assert os.listdir(out) == [], os.listdir(out)
 # The accepted values get past the checks to the PyTorch probe (a device that does not exist here).
 with tempfile.TemporaryDirectory() as out:
     r = subprocess.run(["bash", script, out, "--mdlm-suffix-mask", "0", "--device", "nodevice"],
                        capture_output=True, text=True, timeout=120)
-    assert "--mdlm-suffix-mask" not in r.stderr and r.returncode == 1, (r.returncode, r.stderr)
-print("ok: gpu_train.sh refuses bad suffix-mask shares before it starts")
+    assert "refused" not in r.stderr and r.returncode == 1, (r.returncode, r.stderr)
+print("ok: gpu_train.sh refuses options train.py would refuse before it starts anything")

@@ -86,12 +86,37 @@ done
 [ -n "$OUT" ] || { echo "gpu_train.sh: give OUT_DIR (see --help)" >&2; exit 2; }
 # Checked here, not by train.py minutes into a lease.
 case "$SORTING_FORM" in columns|ranked) ;; *) echo "gpu_train.sh: --sorting-form is columns or ranked, not '$SORTING_FORM'" >&2; exit 2 ;; esac
-# train.py refuses the same, but only once the AR run has started beside it.
-awk -v s="$MDLM_SUFFIX_MASK" -v d="$MDLM_DIGIT_SUFFIX" \
-  'BEGIN { exit !(s ~ /^([0-9]*[.])?[0-9]+$/ && s + 0 <= 1 && (d + 0 == 0 || s + 0 > 0)) }' ||
-  { echo "gpu_train.sh: --mdlm-suffix-mask is a share from 0 to 1, above 0 where --mdlm-digit-suffix is given" >&2; exit 2; }
-mkdir -p "$OUT"
 PY="${PYTHON:-python3}"
+
+# The embedded models' mixture and response forms (docs/models.md §4): the multiplication family
+# trains the products of word problems, running_sum their running totals; letter counts are
+# spelled (the guider's form; an MDLM continued here moves to it).
+MIXTURE=${MIXTURE:-addition=0.08,addition4=0.08,subtraction=0.08,multiplication=0.1,running_sum=0.14,word_problem=0.3,sorting=0.12,counting=0.08,story=0.02}
+TRAIN_AR=$(awk -v m="$AR_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
+FORMS=(--word-problem-form lines --sorting-form "$SORTING_FORM" --counting-form spelled --varied-wording 0.7)
+CORES=$(nproc)
+# Each run's train.py options but its size, start and folders (those come once the work folder exists).
+# The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
+MDLM_OPTS=(--model "$MDLM_KIND" --device "$DEVICE" --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER"
+  --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11
+  --suffix-mask "$MDLM_SUFFIX_MASK" --digit-suffix "$MDLM_DIGIT_SUFFIX" --family-weights "$MIXTURE" "${FORMS[@]}"
+  --data-workers "${DATA_WORKERS:-$(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 ))}" --threads 2
+  --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" --ckpt-min 1.5)
+AR_OPTS=(--model ar --size base --device "$DEVICE" --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000
+  --minutes "$AR_MIN" --seed 12 --family-weights "$MIXTURE" "${FORMS[@]}"
+  --data-workers $(( CORES > 8 ? CORES / 4 : 1 )) --threads 1
+  --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" --ckpt-min 1.5)
+# train.py's own rules, checked here (train_options.py needs no PyTorch) rather than by train.py
+# minutes into a lease, once the other run has started beside it.
+command -v "$PY" >/dev/null || { echo "gpu_train.sh: no Python '$PY' (PYTHON names the one with PyTorch)" >&2; exit 1; }
+for run in MDLM AR; do
+  opts="${run}_OPTS[@]"
+  why=$("$PY" "$ROOT/tools/train/train_options.py" "${!opts}" 2>&1 >/dev/null) ||
+    { { grep 'error:' <<<"$why" || echo "$why"; } >&2  # argparse's error line, without train.py's usage
+      echo "gpu_train.sh: the $run run's train.py options are refused, nothing was started" \
+        "(--mdlm-X gives the MDLM train.py's --X, --mixture is --family-weights)" >&2; exit 2; }
+done
+mkdir -p "$OUT"
 "$PY" -c "import torch, sentencepiece; assert '$DEVICE' == 'cpu' or torch.cuda.is_available(), 'no CUDA device'" ||
   { echo "gpu_train.sh: needs PyTorch with a CUDA device and sentencepiece" >&2; exit 1; }
 [ "$DEVICE" = cpu ] || nvidia-smi --query-gpu=name,memory.total --format=csv,noheader || true
@@ -103,7 +128,6 @@ MODELS="$WORK/result/models"
 PLOTS="$WORK/result/img"
 mkdir -p "$MODELS" "$PLOTS"
 cp -r "$ROOT/resources/models/tiny-mdlm" "$ROOT/resources/models/tiny-ar" "$MODELS/"
-CORES=$(nproc)
 init() { [ "$FRESH" = 1 ] || echo "--init-from-shipped $MODELS/$1"; }
 SHIPPED_MDLM_SIZE=$("$PY" -c "import json, sys; sys.path.insert(0, '$ROOT/tools/train'); import common as C; print(C.mdlm_size_of(json.load(open('$ROOT/resources/models/tiny-mdlm/config.json'))))")
 MDLM_NAME=tiny-mdlm
@@ -133,26 +157,12 @@ init_mdlm() {
   elif [ "$MDLM_SIZE" = "$SHIPPED_MDLM_SIZE" ]; then init tiny-mdlm; fi
 }
 
-# The embedded models' mixture and response forms (docs/models.md §4): the multiplication family
-# trains the products of word problems, running_sum their running totals; letter counts are
-# spelled (the guider's form; an MDLM continued here moves to it).
-MIXTURE=${MIXTURE:-addition=0.08,addition4=0.08,subtraction=0.08,multiplication=0.1,running_sum=0.14,word_problem=0.3,sorting=0.12,counting=0.08,story=0.02}
-TRAIN_AR=$(awk -v m="$AR_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
-FORMS="--word-problem-form lines --sorting-form $SORTING_FORM --counting-form spelled --varied-wording 0.7"
-# The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
-"$PY" "$ROOT/tools/train/train.py" --model "$MDLM_KIND" --size "$MDLM_SIZE" $(init_mdlm) --device "$DEVICE" \
-  --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER" --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11 \
-  --suffix-mask "$MDLM_SUFFIX_MASK" --digit-suffix "$MDLM_DIGIT_SUFFIX" --family-weights "$MIXTURE" $FORMS \
-  --data-workers "${DATA_WORKERS:-$(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 ))}" --threads 2 --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" \
-  --ckpt-min 1.5 --work "$WORK/mdlm" --out "$MODELS/$MDLM_NAME" --plot "$PLOTS/loss-$MDLM_NAME.png" \
-  >"$OUT/train-mdlm.log" 2>&1 &
+"$PY" "$ROOT/tools/train/train.py" "${MDLM_OPTS[@]}" --size "$MDLM_SIZE" $(init_mdlm) \
+  --work "$WORK/mdlm" --out "$MODELS/$MDLM_NAME" --plot "$PLOTS/loss-$MDLM_NAME.png" >"$OUT/train-mdlm.log" 2>&1 &
 mdlm=$!
 ar=""
-[ "$TRAIN_AR" = 1 ] && "$PY" "$ROOT/tools/train/train.py" --model ar --size base $(init tiny-ar) --device "$DEVICE" \
-  --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000 --minutes "$AR_MIN" --seed 12 --family-weights "$MIXTURE" $FORMS \
-  --data-workers $(( CORES > 8 ? CORES / 4 : 1 )) --threads 1 --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" \
-  --ckpt-min 1.5 --work "$WORK/ar" --out "$MODELS/tiny-ar" --plot "$PLOTS/loss-tiny-ar.png" \
-  >"$OUT/train-ar.log" 2>&1 &
+[ "$TRAIN_AR" = 1 ] && "$PY" "$ROOT/tools/train/train.py" "${AR_OPTS[@]}" $(init tiny-ar) \
+  --work "$WORK/ar" --out "$MODELS/tiny-ar" --plot "$PLOTS/loss-tiny-ar.png" >"$OUT/train-ar.log" 2>&1 &
 [ "$TRAIN_AR" = 1 ] && ar=$!
 status=0
 wait $mdlm || { status=1; echo "!! MDLM training failed (train-mdlm.log)"; tail -20 "$OUT/train-mdlm.log"; }
