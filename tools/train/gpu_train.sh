@@ -26,7 +26,8 @@
 # 3. measures greedy accuracy per family on the test split and the held-out wordings (up to
 #    --eval-per-family rows each) with the PyTorch reference sampler (tools/train/eval_py.py; the
 #    C++ engine's eval is run where the models land), for the models trained here, and whether
-#    each copies a question's words into its answer (tools/train/copy_probe.py);
+#    each copies a question's words into its answer (tools/train/copy_probe.py), and, for tiny-mdlm,
+#    whether it finds the number it has put in a sorted place (tools/train/sorting_lookup.py);
 # 4. writes to OUT_DIR: result.tar.xz split into parts of 15 MB (result.tar.xz.part-aa, -ab, ...)
 #    holding models/tiny-{mdlm,ar} (and tiny-dream), the loss plots and curves.csv (accuracy per family vs examples
 #    seen), and beside it train-mdlm.log, train-ar.log and eval.txt to read at once.
@@ -188,6 +189,9 @@ for m in $MDLM_NAME $([ "$TRAIN_AR" = 1 ] && echo tiny-ar); do
   timeout 100 "$PY" "$ROOT/tools/train/copy_probe.py" --model "$MODELS/$m" >"$WORK/eval-$m-copy.txt" 2>&1 ||
     echo "!! copy probe of $m did not finish" >>"$WORK/eval-$m-copy.txt" &
 done
+# Sorting's lookup (docs/models.md): an LLaDA-family MDLM only (the probe reads unshifted logits).
+[ "$MDLM_KIND" = mdlm ] && { timeout 150 "$PY" "$ROOT/tools/train/sorting_lookup.py" --model "$MODELS/$MDLM_NAME" --n 20 \
+  >"$WORK/eval-$MDLM_NAME-sort.txt" 2>&1 || echo "!! sorting lookup of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-sort.txt"; } &
 wait
 cat "$WORK"/eval-*.txt | tee "$OUT/eval.txt"
 cp "$OUT/eval.txt" "$WORK/result/"
