@@ -2,7 +2,8 @@
 """tools/train/gpu_train.sh checks both runs' train.py options by train.py's own rules
 (tools/train/train_options.py) before it starts anything, so a lease's minutes are not spent finding
 out: a --mdlm-suffix-mask outside 0..1, 0 together with --mdlm-digit-suffix (the digit suffix acts on
-suffix-masked sequences only), a mixture's misspelt family, a minutes value that is no number."""
+suffix-masked sequences only), a mixture's misspelt family, a weight below 0 or no number, all weights 0, a minutes
+value that is no number."""
 import os
 import subprocess
 import sys
@@ -16,6 +17,8 @@ for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--suffix-mask is a share of s
                   (["--mdlm-suffix-mask", "0", "--mdlm-digit-suffix", "0.3"], "apply to suffix-masked sequences"),
                   (["--mixture", "additon=1,sorting=1"], "--family-weights: unknown family 'additon'"),
                   (["--mixture", "addition=-1"], "the weight of addition is '-1'"),
+                  (["--mixture", "addition=x"], "the weight of addition is 'x'"),
+                  (["--mixture", "addition=0,sorting=0"], "every weight is 0"),
                   (["--ar-minutes", "4,5"], "argument --minutes: invalid float value: '4,5'")):
     with tempfile.TemporaryDirectory() as out:
         r = subprocess.run(["bash", script, out] + bad, capture_output=True, text=True, timeout=60)

@@ -11,6 +11,8 @@ Checkpoints (model + optimizer + step) go to build-train/<model>/ckpt.pt every -
 minutes; a restarted run resumes from there.  The data stream is a pure function of
 (seed, step) so resuming reproduces the same batches.  Each checkpoint is also exported
 to --out (BF16 safetensors + config) and the loss curve is redrawn under docs/img/.
+The options and the rules that refuse a bad combination live in train_options.py, which checks a
+command without PyTorch:  python3 tools/train/train_options.py <train.py options>
 """
 import contextlib
 import csv
