@@ -8,7 +8,11 @@
   after the last '=' of their response (never where a copy of the question is a target);
 - with --digit-suffix, the same cuts hide the same digits and no token that the plain suffix
   masking leaves visible, while the words after the cut are shown;
-- all three are refused where they would do nothing (the AR objective, no suffix masking).
+- all three are refused where they would do nothing (the AR objective, no suffix masking);
+- with --decode-order-mask, a sequence shows exactly its most confident response positions (by the
+  model's own forward of the fully masked response; a shifted-logit model's from the row before),
+  at least one stays masked, the prompt is untouched, no suffix form is laid over it, and the
+  option is refused for the AR objective.
 
   python3 tests/tools/train_masking_test.py --source <checkout>
 
@@ -106,20 +110,74 @@ assert torch.equal(ds & digits3, plain & digits3), "--digit-suffix changed which
 words_back = ((plain & ~digits3).sum(1) - (ds & ~digits3).sum(1))
 assert int((words_back > 0).sum()) >= 48, f"words after the cut came back in only {int((words_back > 0).sum())} of 64 rows"
 
+# --decode-order-mask: each row's confidence is known here (odd rows above even ones, each rising
+# with the position), so the masked positions of a sequence must be its least confident ones
+def row_confidence(j):
+    return (j % 2) * 1000 + j
+
+class Ranked(torch.nn.Module):
+    """The top logit of row j is row_confidence(j) (its top probability rises with it); records the inputs."""
+    def __init__(self, shifted=False):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.zeros(1))
+        self.shifted_logits = shifted
+        self.inputs, self.modes = [], []
+    def hidden(self, x):
+        self.inputs.append(x.clone())
+        self.modes.append(self.training)
+        rows = torch.tensor([float(row_confidence(j)) for j in range(x.shape[1])])
+        return rows[None, :, None].expand(x.shape[0], -1, 1) + self.w
+    def head(self, h):
+        logits = torch.zeros(*h.shape[:-1], C.sp().get_piece_size())
+        logits[..., 7] = h[..., 0] / 100
+        return logits
+
+P, R = len(prompt), len(resp)
+for shifted in (False, True):
+    m = Ranked(shifted)
+    m.train()
+    train.mdlm_loss(m, ids, is_resp, torch.Generator().manual_seed(5), suffix_prob=1.0, order_prob=1.0)
+    blank, seen = m.inputs
+    assert m.modes == [False, True] and m.training, "the ranking forward must run the decode's model, then train"
+    assert bool((blank[:, P:] == C.MASK).all()) and torch.equal(blank[:, :P], ids[:, :P]), \
+        "the ranking forward must see the prompt and a fully masked response"
+    assert torch.equal(seen[:, :P], ids[:, :P]), "decode-order masking touched the prompt"
+    hid = seen[:, P:] == C.MASK
+    n_hidden = hid.sum(1)
+    assert bool((n_hidden >= 1).all()), "a decode-order sequence was shown whole"
+    # token j is read from row j, or from row j - 1 for a shifted-logit model (the parity flips)
+    conf = [row_confidence(P + j - shifted) for j in range(R)]
+    by_confidence = sorted(range(R), key=lambda j: conf[j])
+    for i in range(ids.shape[0]):
+        k = int(n_hidden[i])
+        expected = torch.zeros(R, dtype=torch.bool)
+        expected[by_confidence[:k]] = True
+        assert torch.equal(hid[i], expected), \
+            f"shifted={shifted} row {i}: hidden {hid[i].int().tolist()}, the {k} least confident are {expected.int().tolist()}"
+        assert torch.equal(seen[i, P:][~hid[i]], ids[i, P:][~hid[i]]), "a shown position did not show its true token"
+    assert int(n_hidden.max()) - int(n_hidden.min()) >= R // 2, "the shown count does not spread over the response"
+mixed = Ranked()
+train.mdlm_loss(mixed, ids, is_resp, torch.Generator().manual_seed(5), suffix_prob=1.0, order_prob=0.5)
+assert mixed.inputs[0].shape[0] < ids.shape[0] and len(mixed.inputs) == 2, \
+    "with a share of 0.5, only the chosen sequences are ranked"
+
 # where they would do nothing (the AR objective, no suffix masking) the options are refused
 import os, subprocess
+r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), "--model", "ar", "--decode-order-mask", "0.3"],
+                   capture_output=True, text=True)
+assert r.returncode == 2 and "--decode-order-mask" in r.stderr, (r.returncode, r.stderr[-300:])
 for extra in (["--model", "ar", "--prompt-digit-mask", "0.3"], ["--model", "mdlm", "--prompt-digit-noise", "0.3"],
               ["--model", "mdlm", "--digit-suffix", "0.3"]):
     r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), *extra], capture_output=True, text=True)
     assert r.returncode == 2 and "suffix-masked" in r.stderr, (extra, r.returncode, r.stderr[-300:])
 # a share outside 0..1 is refused, not clamped
 for extra in (["--suffix-mask", "7"], ["--suffix-mask", "-0.1"], ["--suffix-mask", "nan"],
-              ["--suffix-mask", "0.5", "--digit-suffix", "1.5"]):
+              ["--suffix-mask", "0.5", "--digit-suffix", "1.5"], ["--decode-order-mask", "2"]):
     r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), "--model", "mdlm", *extra],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "from 0 to 1" in r.stderr, (extra, r.returncode, r.stderr[-300:])
-print("ok: prompt digits hidden and replaced exactly where asked, words after a digit-suffix cut shown; "
-      "refused where they would do nothing or are no share")
+print("ok: prompt digits hidden and replaced exactly where asked, words after a digit-suffix cut shown, "
+      "decode-order masks hide the least confident positions; refused where they would do nothing or are no share")
 '''
 
 

@@ -155,8 +155,32 @@ def digit_ids():
     return _DIGITS
 
 
+def decode_order_mask(model, ids, is_resp, gen):
+    """The masks a low-confidence decode meets on these sequences' responses: one forward of the model
+    on each fully masked response ranks its positions by confidence (the top probability, the rule
+    the LLaDA sampler reveals by), the k most confident show their true tokens (k uniform over
+    0 .. length - 1), the rest stay masked. Uniform masks rarely show that state: a sorted list's
+    leading digits written and their last digits to be looked up, a word problem's words and
+    operands written and its sums to be computed."""
+    n, T = ids.shape
+    resp = is_resp.cpu()
+    blank = torch.where(resp.to(ids.device), torch.full_like(ids, C.MASK), ids)
+    was_training = model.training
+    model.eval()  # the decode's model: full attention, no anneal
+    with torch.no_grad():
+        conf = model.head(model.hidden(blank)).float().softmax(-1).amax(-1).cpu()
+    model.train(was_training)
+    if getattr(model, "shifted_logits", False):  # token i is read from row i - 1
+        conf = torch.cat([torch.zeros(n, 1), conf[:, :-1]], 1)
+    # Ties (a response's padding tail) are broken at random; positions outside the response rank last.
+    conf = torch.where(resp, conf + 1e-6 * torch.rand((n, T), generator=gen), torch.full((n, T), -1.0))
+    rank = conf.argsort(1, descending=True).argsort(1)
+    shown = (torch.rand(n, generator=gen) * resp.sum(1).float()).long()
+    return resp & (rank >= shown[:, None])
+
+
 def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_digit_prob=0.0, prompt_noise_prob=0.0,
-              digit_suffix_prob=0.0):
+              digit_suffix_prob=0.0, order_prob=0.0):
     """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
     masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
     CE on masked tokens weighted 1/p, normalised by the response length, mean over batch.
@@ -187,6 +211,10 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     last positions to be revealed). Every digit after the cut is hidden, so no later copy of a
     result gives it away, and each such sequence's loss falls on computed and copied digits alone.
 
+    With order_prob > 0, that share of the sequences (drawn before the suffix form, never both) is
+    masked as the model's own decode would reveal it (decode_order_mask); its masked tokens' CE is
+    averaged per sequence.
+
     A shifted-logit model (Dream) is scored as it decodes: masked token i from row i - 1 (the
     prompt is never masked, so row 0 is never a target)."""
     B, T = ids.shape
@@ -201,8 +229,11 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     pm = ((1 - EPS) * t + EPS)
     r = torch.rand((B, T), generator=gen)  # drawn on the CPU: the same on every device
     pm_tok = pm[:, None].expand(B, T).clone()
+    order = torch.zeros(B, dtype=torch.bool)
+    if order_prob > 0:
+        order = torch.rand(B, generator=gen) < order_prob
     if suffix_prob > 0:
-        suffix = torch.rand(B, generator=gen) < suffix_prob
+        suffix = (torch.rand(B, generator=gen) < suffix_prob) & ~order
         start = is_resp.float().argmax(1)                       # first response position
         length = is_resp.sum(1)
         cut = start + (torch.rand(B, generator=gen) * (length + 1).float()).long().clamp(max=T)
@@ -211,6 +242,8 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
         sfx_p = torch.where(after, torch.ones(B, T), pre[:, None].expand(B, T))
         pm_tok = torch.where(suffix[:, None], sfx_p, pm_tok)
     masked = (r < pm_tok) & is_resp
+    if bool(order.any()):
+        masked[order] = decode_order_mask(model, ids[order.to(ids.device)], is_resp[order], gen)
     if suffix_prob > 0 and digit_suffix_prob > 0:
         digit_seq = suffix & (torch.rand(B, generator=gen) < digit_suffix_prob)
         words_after = after & ~torch.isin(ids.cpu(), digit_ids())
@@ -248,9 +281,10 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     ce = F.cross_entropy(logits.float(), ids[masked], reduction="none")
     resp_len = is_resp.sum(1).clamp(min=1).float()
     w = (1.0 / pm[:, None] / resp_len[:, None]).expand(B, T).clone()
-    if suffix_prob > 0:
+    per_sequence = order | suffix if suffix_prob > 0 else order
+    if bool(per_sequence.any()):
         n_masked = masked.sum(1).clamp(min=1).float().cpu()
-        w = torch.where(suffix[:, None], (1.0 / n_masked)[:, None].expand(B, T), w)
+        w = torch.where(per_sequence[:, None], (1.0 / n_masked)[:, None].expand(B, T), w)
     w = w.to(ids.device)[masked]
     loss = (ce * w).sum() / B
     return loss, ce.mean().detach(), int(masked.sum())
@@ -461,7 +495,7 @@ def run(rank, a):
                              {"params": nodecay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
     lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask,
-                                           a.prompt_digit_noise, a.digit_suffix)) if diffusion else ar_loss
+                                           a.prompt_digit_noise, a.digit_suffix, a.decode_order_mask)) if diffusion else ar_loss
     data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers, weights=a.family_weight_map)
     vb = val_batches(4, 64, a.max_len)
 

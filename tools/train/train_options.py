@@ -13,7 +13,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 
-SHARES = ("suffix_mask", "prompt_digit_mask", "prompt_digit_noise", "digit_suffix")
+SHARES = ("suffix_mask", "prompt_digit_mask", "prompt_digit_noise", "digit_suffix", "decode_order_mask")
 
 
 def parser():
@@ -87,6 +87,10 @@ def parser():
     ap.add_argument("--digit-suffix", type=float, default=0.0, metavar="SHARE",
                     help="share of the suffix-masked sequences that keep every token after the cut visible but the "
                          "digits: the end of a decode, where only results remain to be computed (MDLM only)")
+    ap.add_argument("--decode-order-mask", type=float, default=0.0, metavar="SHARE",
+                    help="MDLM: share of sequences masked in the order a low-confidence decode reveals them: the "
+                         "model ranks the fully masked response's positions by confidence, its k most confident "
+                         "are shown (k uniform), the rest masked (see decode_order_mask)")
     ap.add_argument("--aligned-arithmetic", nargs="?", const="max", default="fixed", choices=["plain", "max", "fixed"],
                     help="worked arithmetic lines (corpus.ALIGNED): fixed (the embedded models' form) = zero-padded "
                     "to the family's widest operand (074 + 064 = 0138); max = to the wider operand (023 + 516 = "
@@ -124,6 +128,9 @@ def parse(ap, argv=None):
     if (a.prompt_digit_mask or a.prompt_digit_noise or a.digit_suffix) and (not diffusion or a.suffix_mask <= 0):
         ap.error("--prompt-digit-mask, --prompt-digit-noise and --digit-suffix apply to suffix-masked sequences: "
                  "use them with --model mdlm or dream and --suffix-mask > 0")
+    if a.decode_order_mask and not diffusion:
+        ap.error("--decode-order-mask masks an MDLM's response as its decode reveals it: use it with --model mdlm "
+                 "or dream")
     if a.init_from_ar and not (a.model == "dream" or (a.model == "mdlm" and a.size == "adapted")):
         ap.error("--init-from-ar starts an MDLM of the guider's shape: use it with --model dream or "
                  "--model mdlm --size adapted")
