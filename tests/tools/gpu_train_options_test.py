@@ -2,7 +2,7 @@
 """tools/train/gpu_train.sh checks both runs' train.py options by train.py's own rules
 (tools/train/train_options.py) before it starts anything, so a lease's minutes are not spent finding
 out: a --mdlm-suffix-mask outside 0..1, 0 together with --mdlm-digit-suffix (the digit suffix acts on
-suffix-masked sequences only), a mixture's misspelt family, a weight below 0 or no number, all weights 0, a minutes
+suffix-masked sequences only), a --mdlm-decode-order-mask outside 0..1, a mixture's misspelt family, a weight below 0 or no number, all weights 0, a minutes
 value that is no number."""
 import os
 import subprocess
@@ -19,7 +19,9 @@ for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--suffix-mask is a share of s
                   (["--mixture", "addition=-1"], "the weight of addition is '-1'"),
                   (["--mixture", "addition=x"], "the weight of addition is 'x'"),
                   (["--mixture", "addition=0,sorting=0"], "every weight is 0"),
-                  (["--ar-minutes", "4,5"], "argument --minutes: invalid float value: '4,5'")):
+                  (["--ar-minutes", "4,5"], "argument --minutes: invalid float value: '4,5'"),
+                  (["--mdlm-decode-order-mask", "4"],
+                   "--decode-order-mask is a share of sequences: use a value from 0 to 1")):
     with tempfile.TemporaryDirectory() as out:
         r = subprocess.run(["bash", script, out] + bad, capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and says in r.stderr and "nothing was started" in r.stderr, \
@@ -27,7 +29,8 @@ for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--suffix-mask is a share of s
         assert os.listdir(out) == [], os.listdir(out)
 # The accepted values get past the checks to the PyTorch probe (a device that does not exist here).
 with tempfile.TemporaryDirectory() as out:
-    r = subprocess.run(["bash", script, out, "--mdlm-suffix-mask", "0", "--device", "nodevice"],
+    r = subprocess.run(["bash", script, out, "--mdlm-suffix-mask", "0", "--mdlm-decode-order-mask", "0.4",
+                        "--device", "nodevice"],
                        capture_output=True, text=True, timeout=120)
     assert "refused" not in r.stderr and r.returncode == 1, (r.returncode, r.stderr)
 print("ok: gpu_train.sh refuses options train.py would refuse before it starts anything")

@@ -9,7 +9,7 @@
 #                                         [--mdlm-from-ar | --mdlm-dream] [--mixture FAMILY=W,...]
 #                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
 #                                         [--sorting-form columns|ranked] [--mdlm-digit-suffix 0.3]
-#                                         [--mdlm-suffix-mask 0.7]
+#                                         [--mdlm-suffix-mask 0.7] [--mdlm-decode-order-mask 0]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
@@ -59,6 +59,7 @@ MIXTURE=""
 SORTING_FORM=columns  # ranked: each copied number labelled with its place (docs/models.md §4)
 MDLM_DIGIT_SUFFIX=0   # train.py --digit-suffix: the end of a decode, only digits hidden after the cut (§5)
 MDLM_SUFFIX_MASK=0.7  # train.py --suffix-mask: the share of sequences masked from a random cut on (§5)
+MDLM_DECODE_ORDER=0   # train.py --decode-order-mask: the share masked in the model's own decode order (§5)
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -80,6 +81,7 @@ while [ $# -gt 0 ]; do
     --sorting-form) SORTING_FORM="$2"; shift 2 ;;  # train.py --sorting-form of both models
     --mdlm-digit-suffix) MDLM_DIGIT_SUFFIX="$2"; shift 2 ;;  # train.py --digit-suffix of the MDLM
     --mdlm-suffix-mask) MDLM_SUFFIX_MASK="$2"; shift 2 ;;  # train.py --suffix-mask of the MDLM
+    --mdlm-decode-order-mask) MDLM_DECODE_ORDER="$2"; shift 2 ;;  # train.py --decode-order-mask of the MDLM
     -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) OUT="$1"; shift ;;
   esac
@@ -100,7 +102,8 @@ CORES=$(nproc)
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
 MDLM_OPTS=(--model "$MDLM_KIND" --device "$DEVICE" --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER"
   --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11
-  --suffix-mask "$MDLM_SUFFIX_MASK" --digit-suffix "$MDLM_DIGIT_SUFFIX" --family-weights "$MIXTURE" "${FORMS[@]}"
+  --suffix-mask "$MDLM_SUFFIX_MASK" --digit-suffix "$MDLM_DIGIT_SUFFIX" --decode-order-mask "$MDLM_DECODE_ORDER"
+  --family-weights "$MIXTURE" "${FORMS[@]}"
   --data-workers "${DATA_WORKERS:-$(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 ))}" --threads 2
   --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" --ckpt-min 1.5)
 AR_OPTS=(--model ar --size base --device "$DEVICE" --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000
