@@ -2,8 +2,8 @@
 """tools/train/gpu_train.sh checks both runs' train.py options by train.py's own rules
 (tools/train/train_options.py) before it starts anything, so a lease's minutes are not spent finding
 out: a --mdlm-suffix-mask outside 0..1, 0 together with --mdlm-digit-suffix (the digit suffix acts on
-suffix-masked sequences only), a --mdlm-decode-order-mask outside 0..1, a mixture's misspelt family, a weight below 0 or no number, all weights 0, a minutes
-value that is no number."""
+suffix-masked sequences only), a --mdlm-decode-order-mask outside 0..1, a mixture's misspelt
+family, a weight below 0 or no number, all weights 0, a minutes value that is no number."""
 import os
 import subprocess
 import sys

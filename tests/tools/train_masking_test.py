@@ -136,7 +136,9 @@ P, R = len(prompt), len(resp)
 for shifted in (False, True):
     m = Ranked(shifted)
     m.train()
-    train.mdlm_loss(m, ids, is_resp, torch.Generator().manual_seed(5), suffix_prob=1.0, order_prob=1.0)
+    # every sequence would also be suffix-masked with its prompt digits hidden, were the forms not exclusive
+    train.mdlm_loss(m, ids, is_resp, torch.Generator().manual_seed(5), suffix_prob=1.0, prompt_digit_prob=1.0,
+                    order_prob=1.0)
     blank, seen = m.inputs
     assert m.modes == [False, True] and m.training, "the ranking forward must run the decode's model, then train"
     assert bool((blank[:, P:] == C.MASK).all()) and torch.equal(blank[:, :P], ids[:, :P]), \
