@@ -1,0 +1,77 @@
+#!/usr/bin/python3
+"""tools/train/arithmetic_parts.py tells reading a question from computing its answer."""
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+source = sys.argv[sys.argv.index("--source") + 1]
+sys.path.insert(0, os.path.join(source, "tools", "train"))
+import arithmetic_parts as p  # noqa: E402
+import corpus  # noqa: E402
+
+rows = [
+    # read and computed right
+    {"family": "addition", "prompt": "Work out the total of 78 and 718.", "correct": True,
+     "output": "078 + 718 = 0796\n#### 796"},
+    # a misread operand (a digit of the other number), the line's own sum right
+    {"family": "addition", "prompt": "Work out the total of 78 and 718.", "correct": False,
+     "output": "078 + 778 = 0856\n#### 856"},
+    # the operands in the other order are still the question's numbers
+    {"family": "addition4", "prompt": "If you add 397 to 4300, what number do you get?", "correct": False,
+     "output": "4300 + 0397 = 04687\n#### 4687"},
+    # no worked line at all
+    {"family": "addition4", "prompt": "What is 1234 + 4321?", "correct": False, "output": "#### 5555"},
+    # subtraction reads the larger number first, as the question asks; reversed operands are misread
+    {"family": "subtraction", "prompt": "Take 21 away from 8527. What is left?", "correct": False,
+     "output": "0021 - 8527 = 0000\n#### 0"},
+    # the wrong operator on the right operands
+    {"family": "subtraction", "prompt": "How much bigger is 6640 than 317?", "correct": False,
+     "output": "6640 + 0317 = 6957\n#### 6957"},
+    {"family": "subtraction", "prompt": "How much bigger is 6640 than 317?", "correct": True,
+     "output": "6640 - 0317 = 6323\n#### 6323"},
+    {"family": "word_problem", "prompt": "3 pens at $4", "correct": True, "output": "3 * 04 = 012\n#### 12"},
+]
+c = p.count(rows)
+expected = {
+    "addition": {"rows": 2, "correct": 1, "lines": 2, "read_right": 1, "operator_right": 2,
+                 "computed_right": 2, "line_right": 1},
+    "addition4": {"rows": 2, "correct": 0, "lines": 1, "read_right": 1, "operator_right": 1,
+                  "computed_right": 0, "line_right": 0},
+    "subtraction": {"rows": 3, "correct": 1, "lines": 3, "read_right": 2, "operator_right": 2,
+                    "computed_right": 2, "line_right": 1},
+}
+assert c == expected, c
+
+# The parser reads exactly the form the corpus writes: every reference answer, in both the
+# column-aligned and the plain form, counts as read and computed right.
+for form in ("fixed", ""):
+    corpus.ALIGNED = form
+    rng = random.Random(5)
+    ref = [corpus.make_example(f, rng, "val") for f in p.FAMILIES for _ in range(150)]
+    got = p.count([{"family": e["family"], "prompt": e["prompt"], "correct": True, "output": e["response"]}
+                   for e in ref])
+    for family in p.FAMILIES:
+        f = got[family]
+        assert f["rows"] == 150 and set(f.values()) == {150}, (form, family, f)
+
+with tempfile.TemporaryDirectory() as d:
+    path = os.path.join(d, "pred.jsonl")
+    with open(path, "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows))
+    tool = os.path.join(source, "tools/train/arithmetic_parts.py")
+    out = subprocess.run([sys.executable, tool, path, "--json"], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == expected, out
+    text = subprocess.run([sys.executable, tool, path], capture_output=True, text=True, check=True).stdout
+    assert "subtraction: 1/3 right; lines 3; operands read right 2" in text, text
+    bad = os.path.join(d, "bad.jsonl")
+    open(bad, "w").write("{not json\n")
+    r = subprocess.run([sys.executable, tool, bad], capture_output=True, text=True)
+    assert r.returncode != 0 and "cannot read" in r.stderr, (r.returncode, r.stderr)
+    none = os.path.join(d, "none.jsonl")
+    open(none, "w").write(json.dumps(rows[-1]) + "\n")
+    r = subprocess.run([sys.executable, tool, none], capture_output=True, text=True)
+    assert r.returncode != 0 and "has no" in r.stderr, (r.returncode, r.stderr)
+print("ok")
