@@ -3,11 +3,13 @@
 (one block, steps = gen length, one token committed per step, temperature 0).
 
   /usr/bin/python3 tools/train/eval_py.py --model resources/models/tiny-mdlm \
-      --split resources/eval/test.jsonl [--per-family 50] [--gen 48] [--show 3]
+      --split resources/eval/test.jsonl [--per-family 50] [--gen 48] [--show 3] [--predictions F.jsonl]
 
 The gen length per example is the row's "gen_length" field (the recommended canvas per
 family, see corpus.GEN_LENGTH) unless --gen is given. The answer is the text after the last
 "####" in the decoded response (up to the first <|eot|>), trimmed, compared exactly.
+--predictions writes every row's decode in the fields and order of `dlmscope-cli eval
+--predictions`, so arithmetic_parts.py and word_problem_parts.py read either.
 The MDLM's examples are batched whatever their prompt lengths (right-padded, the padding hidden
 by the attention's key mask, so each row computes what it would alone); the AR guider's are
 batched by prompt length.
@@ -88,11 +90,11 @@ def extract(resp_ids):
     return text.rsplit("####", 1)[1].strip(), text
 
 
-def run(model_dir, split, per_family=0, gen=None, show=0, batch=64, families=None, device="cpu"):
+def run(model_dir, split, per_family=0, gen=None, show=0, batch=64, families=None, device="cpu", predictions=None):
     model, cfg = load_shipped(model_dir)
     model.to(device)
     rows = [json.loads(l) for l in open(split)]
-    return score(model, cfg["model_type"], rows, per_family, gen, show, batch, families, device)
+    return score(model, cfg["model_type"], rows, per_family, gen, show, batch, families, device, predictions)
 
 
 def val_rows(per_family, seed=2024, families=None, split="val"):
@@ -117,7 +119,10 @@ def accuracy_by_family(model, kind, per_family=50, device="cpu", families=None, 
     return {f: v["acc"] for f, v in res.items()}
 
 
-def score(model, model_type, rows, per_family=0, gen=None, show=0, batch=64, families=None, device="cpu"):
+def score(model, model_type, rows, per_family=0, gen=None, show=0, batch=64, families=None, device="cpu",
+          predictions=None):
+    """Exact-match accuracy per family; each decoded row is appended to the list `predictions` (when
+    given) with the fields of `dlmscope-cli eval --predictions`, so the same tools read both."""
     if families:
         rows = [r for r in rows if r["family"] in families]
     if per_family:
@@ -130,11 +135,12 @@ def score(model, model_type, rows, per_family=0, gen=None, show=0, batch=64, fam
     # The MDLM's sampler pads canvases of several prompt lengths into one batch; the AR guider's
     # does not (left padding would move its positions), so its batches share a prompt length.
     groups = collections.defaultdict(list)
-    for r in rows:
+    for index, r in enumerate(rows):
         g = gen or r.get("gen_length") or corpus.GEN_LENGTH[r["family"]]
         ids = C.encode_prompt(r["prompt"])
         diffusion = model_type in DIFFUSION_TYPES
-        groups[(g, 0 if diffusion else len(ids))].append((r, ids))
+        groups[(g, 0 if diffusion else len(ids))].append((r, ids, index))
+    decoded = []  # (row index, prediction): written back in the rows' order
     correct, total, shown = collections.Counter(), collections.Counter(), collections.Counter()
     t0 = time.time()
     for (g, plen), items in sorted(groups.items()):
@@ -144,15 +150,19 @@ def score(model, model_type, rows, per_family=0, gen=None, show=0, batch=64, fam
                 out = llada_generate(model, [c[1] for c in chunk], g)
             else:
                 out = ar_generate(model, torch.tensor([c[1] for c in chunk], device=device), g)
-            for (r, _), o in zip(chunk, out.tolist()):
+            for (r, _, index), o in zip(chunk, out.tolist()):
                 ans, text = extract(o)
                 ok = ans == r["answer"]
+                decoded.append((index, {"family": r["family"], "prompt": r["prompt"], "answer": r["answer"],
+                                        "predicted": ans, "output": text, "correct": ok}))
                 correct[r["family"]] += ok
                 total[r["family"]] += 1
                 if shown[r["family"]] < show:
                     shown[r["family"]] += 1
                     print(f"--- [{r['family']}] {'OK' if ok else 'WRONG'} want {r['answer']!r} got {ans!r}\n"
                           f"Q: {r['prompt']}\nA: {text}", flush=True)
+    if predictions is not None:
+        predictions.extend(p for _, p in sorted(decoded, key=lambda d: d[0]))
     res = {f: {"n": total[f], "acc": round(correct[f] / total[f], 4)} for f in sorted(total)}
     return res, time.time() - t0
 
@@ -169,10 +179,16 @@ def main():
     ap.add_argument("--json", default=None, help="append the result as one JSON line to this file")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--predictions", default=None,
+                    help="write every decoded row to this jsonl file, in the fields of dlmscope-cli eval --predictions")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    predictions = [] if a.predictions else None
     res, dt = run(a.model, a.split, a.per_family, a.gen, a.show, batch=a.batch,
-                  families=[f for f in a.families.split(",") if f], device=a.device)
+                  families=[f for f in a.families.split(",") if f], device=a.device, predictions=predictions)
+    if a.predictions:
+        with open(a.predictions, "w") as fo:
+            fo.write("".join(json.dumps(p) + "\n" for p in predictions))
     step = json.load(open(os.path.join(a.model, "training.json"))).get("step")
     print(f"model {a.model} (step {step}) split {os.path.basename(a.split)} ({dt:.0f}s)")
     for f, v in res.items():

@@ -28,6 +28,8 @@
 #    C++ engine's eval is run where the models land), for the models trained here, and whether
 #    each copies a question's words into its answer (tools/train/copy_probe.py), and, for tiny-mdlm,
 #    whether it finds the number it has put in a sorted place (tools/train/sorting_lookup.py);
+#    each row's decode goes into the result (predictions-<model>-<split>.jsonl), and eval.txt says
+#    where arithmetic and word problems go wrong (tools/train/arithmetic_parts.py, word_problem_parts.py);
 # 4. writes to OUT_DIR: result.tar.xz split into parts of 15 MB (result.tar.xz.part-aa, -ab, ...)
 #    holding models/tiny-{mdlm,ar} (and tiny-dream), the loss plots and curves.csv (accuracy per family vs examples
 #    seen), and beside it train-mdlm.log, train-ar.log and eval.txt to read at once.
@@ -183,7 +185,8 @@ fi
 for m in $MDLM_NAME $([ "$TRAIN_AR" = 1 ] && echo tiny-ar); do
   for split in test heldout; do
     timeout 100 "$PY" "$ROOT/tools/train/eval_py.py" --model "$MODELS/$m" --split "$ROOT/resources/eval/$split.jsonl" \
-      --per-family "$EVAL_N" --device "$DEVICE" --batch 256 >"$WORK/eval-$m-$split.txt" 2>&1 ||
+      --per-family "$EVAL_N" --device "$DEVICE" --batch 256 --predictions "$WORK/result/predictions-$m-$split.jsonl" \
+      >"$WORK/eval-$m-$split.txt" 2>&1 ||
       echo "!! eval of $m on $split did not finish" >>"$WORK/eval-$m-$split.txt" &
   done
 done
@@ -196,6 +199,14 @@ done
 [ "$MDLM_KIND" = mdlm ] && { timeout 150 "$PY" "$ROOT/tools/train/sorting_lookup.py" --model "$MODELS/$MDLM_NAME" --n 20 \
   >"$WORK/eval-$MDLM_NAME-sort.txt" 2>&1 || echo "!! sorting lookup of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-sort.txt"; } &
 wait
+# Where each model's arithmetic and word problems go wrong, part by part (docs/models.md, "Where
+# held-out arithmetic breaks"): reading a wording against computing the worked line.
+for f in "$WORK"/result/predictions-*.jsonl; do
+  [ -s "$f" ] || continue
+  { echo "--- $(basename "$f" .jsonl)"
+    "$PY" "$ROOT/tools/train/arithmetic_parts.py" "$f" || true
+    "$PY" "$ROOT/tools/train/word_problem_parts.py" "$f" || true; } >>"$WORK/eval-parts.txt" 2>&1
+done
 cat "$WORK"/eval-*.txt | tee "$OUT/eval.txt"
 cp "$OUT/eval.txt" "$WORK/result/"
 

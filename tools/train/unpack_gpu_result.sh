@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Puts what tools/train/gpu_train.sh handed back in place: the models into resources/models/,
-# the loss plots into docs/img/, curves.csv and eval.txt into build-train/gpu-result/.
+# the loss plots into docs/img/, curves.csv, eval.txt and the eval's per-row decodes
+# (predictions-*.jsonl) into build-train/gpu-result/.
 #
 #   tools/train/unpack_gpu_result.sh DIR           # DIR holds result.tar.xz.part-* (gpu_train.sh)
 #   tools/train/unpack_gpu_result.sh DIR v2        # v2-result.tar.xz.part-* (gpu_session.sh --variant)
@@ -24,6 +25,7 @@ fi
 mkdir -p "$ROOT/docs/img" "$ROOT/build-train/gpu-result"
 cp "$STAGE"/img/*.png "$ROOT/docs/img/" 2>/dev/null || true
 cp "$STAGE"/curves.csv "$STAGE"/eval.txt "$ROOT/build-train/gpu-result/" 2>/dev/null || true
+cp "$STAGE"/predictions-*.jsonl "$ROOT/build-train/gpu-result/" 2>/dev/null || true
 echo "models in resources/models/; now check them through the engine:"
 echo "  build/tools/cli/dlmscope-cli eval --model resources/models/tiny-mdlm --split test"
 [ ! -d "$STAGE/models/tiny-dream" ] || echo "  build/tools/cli/dlmscope-cli eval --model resources/models/tiny-dream --split test --set sampler=llada"
