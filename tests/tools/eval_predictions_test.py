@@ -21,14 +21,10 @@ def main():
     ap.add_argument("--source", required=True)
     ap.add_argument("--cli", required=True)
     a = ap.parse_args()
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before torch loads OpenBLAS
-    try:
-        import torch  # noqa: F401
-    except ImportError:  # run again with the Python that has PyTorch, or skip (torch_reference_test.py)
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        from torch_reference_test import torch_python_or_skip
-        py = torch_python_or_skip()
-        os.execv(py, [py, os.path.abspath(__file__)] + sys.argv[1:])
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from torch_reference_test import torch_python_or_skip
+    py = torch_python_or_skip()  # eval_py.py runs there; this script needs no PyTorch itself
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
 
     by_family = {"addition": [], "counting": [], "subtraction": []}
     with open(os.path.join(a.source, "resources", "eval", "test.jsonl")) as f:
@@ -45,8 +41,8 @@ def main():
         with open(data, "w") as f:
             f.write("".join(json.dumps(r) + "\n" for r in rows))
         model = os.path.join(a.source, "resources", "models", "tiny-mdlm")
-        out = subprocess.run([sys.executable, os.path.join(a.source, "tools/train/eval_py.py"), "--model", model,
-                              "--split", data, "--predictions", mine], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([py, os.path.join(a.source, "tools/train/eval_py.py"), "--model", model, "--split", data,
+                              "--predictions", mine], capture_output=True, text=True, check=True, env=env).stdout
         subprocess.run([a.cli, "eval", "--model", model, "--data", data, "--jobs", "1", "--json",
                         "--predictions", engine], capture_output=True, text=True, check=True)
         py = [json.loads(l) for l in open(mine)]

@@ -12,10 +12,12 @@ wording badly shows many lines with the wrong operands and few wrong sums.
   dlmscope-cli eval --model resources/models/tiny-mdlm --split heldout --predictions out/pred.jsonl
   /usr/bin/python3 tools/train/arithmetic_parts.py out/pred.jsonl [--json]
 """
-import argparse
-import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import predictions  # noqa: E402
 
 FAMILIES = ("addition", "addition4", "subtraction")
 LINE = re.compile(r"(\d+) ([+-]) (\d+) = (\d+)")
@@ -60,19 +62,8 @@ def count(rows):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("predictions", help="the jsonl file `dlmscope-cli eval --predictions` wrote")
-    ap.add_argument("--json", action="store_true", help="print one JSON object")
-    a = ap.parse_args()
-    try:
-        rows = [json.loads(line) for line in open(a.predictions) if line.strip()]
-    except (OSError, ValueError) as e:
-        sys.exit(f"arithmetic_parts: cannot read {a.predictions}: {e}")
-    c = count(rows)
-    if not c:
-        sys.exit(f"arithmetic_parts: {a.predictions} has no {', '.join(FAMILIES)} rows")
-    if a.json:
-        print(json.dumps(c))
+    c = predictions.counting_tool(__doc__, "arithmetic_parts", count, bool, ", ".join(FAMILIES))
+    if c is None:
         return
     for family in FAMILIES:
         if family in c:

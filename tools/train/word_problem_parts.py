@@ -10,10 +10,12 @@ predictions file, how many products and sums are right and how many sums took th
   dlmscope-cli eval --model resources/models/tiny-mdlm --split test --predictions out/pred.jsonl
   /usr/bin/python3 tools/train/word_problem_parts.py out/pred.jsonl [--json]
 """
-import argparse
-import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import predictions  # noqa: E402
 
 PRODUCT = re.compile(r"(\d+) \* (\d+) = (\d+)")
 SUM = re.compile(r"(\d+) \+ (\d+) = (\d+)")
@@ -57,19 +59,8 @@ def count(rows):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("predictions", help="the jsonl file `dlmscope-cli eval --predictions` wrote")
-    ap.add_argument("--json", action="store_true", help="print one JSON object")
-    a = ap.parse_args()
-    try:
-        rows = [json.loads(line) for line in open(a.predictions) if line.strip()]
-    except (OSError, ValueError) as e:
-        sys.exit(f"word_problem_parts: cannot read {a.predictions}: {e}")
-    c = count(rows)
-    if not c["rows"]:
-        sys.exit(f"word_problem_parts: {a.predictions} has no word_problem rows")
-    if a.json:
-        print(json.dumps(c))
+    c = predictions.counting_tool(__doc__, "word_problem_parts", count, lambda c: c["rows"], "word_problem")
+    if c is None:
         return
     print(f"word problems {c['correct']}/{c['rows']} right; products {c['products_right']}/{c['products']} right; "
           f"sums {c['sums_right']}/{c['sums']} right; rows whose sums take the right operands "
