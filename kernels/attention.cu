@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
+#include <string>
+#include <string_view>
 
 #include "attention_columns.cuh"
 #include "cuda_check.h"
@@ -29,9 +32,26 @@ constexpr unsigned kFullMask = 0xffffffffu;
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;
 
-template <int HD>
+// Tilings of the same algorithm (all always built; DLM_CUDA_ATTENTION_TILING picks one):
+//   wide:   64 K/V columns per tile (32 at head dim 256) and, up to 128 dims, the warp's Q fragments
+//           held in registers: fewest shared-memory reads, but 204 registers and 85 KB of shared
+//           memory per block at head dim 128, so two blocks (8 warps) per SM;
+//   narrow: 32 columns per tile and Q read from shared memory, bounded to three resident blocks per
+//           SM up to 128 dims (160 registers at 128): 50 % more warps per scheduler to hide the
+//           softmax's dependent arithmetic, at the cost of more ldmatrix reads and rescales per
+//           column;
+//   narrow4: the same, bounded to four blocks (128 registers, no spills at sm_90): twice the
+//           wide tiling's warps, with less room for the compiler to overlap independent work.
+//           The default: on an H200 (2026-11-28) its kernel took 329 µs per layer at N = 1088
+//           against wide's 399 (Nsight Compute), and the dense 8B step at N = 1088 was 2.3 %
+//           faster than with wide and 0.1 % faster than with narrow (docs/benchmarks.md).
+template <int HD, AttentionTiling Tiling>
 struct TileShape {
-    static constexpr int kCols = HD <= 128 ? 64 : 32;  // columns per K/V tile (registers bound it at 256)
+    static constexpr bool kNarrow = Tiling != AttentionTiling::wide;
+    static constexpr int kCols = kNarrow || HD > 128 ? 32 : 64;  // registers bound it at 256
+    static constexpr bool kQInRegisters = !kNarrow && HD <= 128;
+    static constexpr int kMinBlocksPerSm =
+        HD > 128 ? 1 : Tiling == AttentionTiling::narrow ? 3 : Tiling == AttentionTiling::narrow4 ? 4 : 1;
     // +8 bf16 (16 bytes) per row shifts consecutive rows by 4 banks: ldmatrix reads conflict-free.
     static constexpr int kStride = HD + 8;
     static constexpr std::size_t kSmemBytes =
@@ -60,10 +80,10 @@ struct FlashParams {
 // columns from col_end on (past n, or past every causal row of the block: never read, as a causal
 // cache need not hold them) and dims past head_dim (zero V rows keep 0-weight columns from
 // injecting NaNs).
-template <int HD>
+template <int HD, AttentionTiling Tiling>
 __device__ __forceinline__ void stage_tile(bf16* tile, const FlashParams& p, bool keys, int col0, int col_end,
                                            int head_off) {
-    constexpr int kCols = TileShape<HD>::kCols, kStride = TileShape<HD>::kStride;
+    constexpr int kCols = TileShape<HD, Tiling>::kCols, kStride = TileShape<HD, Tiling>::kStride;
     if (p.vec16) {
         constexpr int kChunks = HD / 8;
 #pragma unroll 4
@@ -85,9 +105,11 @@ __device__ __forceinline__ void stage_tile(bf16* tile, const FlashParams& p, boo
     }
 }
 
-template <int HD>
-__global__ void __launch_bounds__(kThreads) flash_attention_kernel(const FlashParams p) {
-    constexpr int kCols = TileShape<HD>::kCols, kStride = TileShape<HD>::kStride;
+template <int HD, AttentionTiling Tiling>
+__global__ void __launch_bounds__(kThreads, TileShape<HD, Tiling>::kMinBlocksPerSm)
+    flash_attention_kernel(const FlashParams p) {
+    using Shape = TileShape<HD, Tiling>;
+    constexpr int kCols = Shape::kCols, kStride = Shape::kStride;
     constexpr int kColFrags = kCols / 8;  // n8 score fragments per tile
     constexpr int kDimFrags = HD / 8;     // n8 output fragments per head
     extern __shared__ uint4 flash_smem[];  // uint4: 16-byte alignment for ldmatrix / cp.async
@@ -157,14 +179,15 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const FlashPa
 
     // Commit groups, in order: K0, V0, then per iteration K(t+1), V(t+1) (empty at the end), so
     // "wait until one group is pending" always means "the tile needed next has landed".
-    stage_tile<HD>(k_tiles, p, true, col_begin, block_col_end, head_off);
+    stage_tile<HD, Tiling>(k_tiles, p, true, col_begin, block_col_end, head_off);
     mma::cp_async_commit();
-    stage_tile<HD>(v_tiles, p, false, col_begin, block_col_end, head_off);
+    stage_tile<HD, Tiling>(v_tiles, p, false, col_begin, block_col_end, head_off);
     mma::cp_async_commit();
 
-    // Up to 128 dims the warp's Q fragments fit in registers (32 of them) and are read from
-    // shared memory once instead of once per tile; at 256 they would crowd out the accumulators.
-    constexpr bool kQInRegisters = HD <= 128;
+    // In the wide tiling up to 128 dims the warp's Q fragments sit in registers (32 of them) and
+    // are read from shared memory once instead of once per tile; at 256 they would crowd out the
+    // accumulators.
+    constexpr bool kQInRegisters = Shape::kQInRegisters;
     constexpr int kQFrags = kQInRegisters ? HD / 16 : 1;
     uint32_t q_frag[kQFrags][4];
     __syncthreads();  // the Q tile is complete
@@ -205,7 +228,7 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const FlashPa
         }
 
         if (t + 1 < num_tiles)
-            stage_tile<HD>(k_tiles + (buf ^ 1) * kCols * kStride, p, true, col0 + kCols, block_col_end, head_off);
+            stage_tile<HD, Tiling>(k_tiles + (buf ^ 1) * kCols * kStride, p, true, col0 + kCols, block_col_end, head_off);
         mma::cp_async_commit();
 
         if (warp_active) {
@@ -256,10 +279,14 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const FlashPa
                     }
                 }
                 row_sum[t2] = row_sum[t2] * rescale + sum;
+                // A row whose max did not grow has rescale exactly 1 (most tiles after the first
+                // few): the warp skips the accumulators' multiplications unless one of its rows grew.
+                if (__any_sync(kFullMask, rescale != 1.0f)) {
 #pragma unroll
-                for (int f = 0; f < kDimFrags; ++f) {
-                    o_acc[f][2 * t2] *= rescale;
-                    o_acc[f][2 * t2 + 1] *= rescale;
+                    for (int f = 0; f < kDimFrags; ++f) {
+                        o_acc[f][2 * t2] *= rescale;
+                        o_acc[f][2 * t2 + 1] *= rescale;
+                    }
                 }
             }
         }
@@ -289,7 +316,7 @@ __global__ void __launch_bounds__(kThreads) flash_attention_kernel(const FlashPa
         }
 
         if (t + 1 < num_tiles)
-            stage_tile<HD>(v_tiles + (buf ^ 1) * kCols * kStride, p, false, col0 + kCols, block_col_end, head_off);
+            stage_tile<HD, Tiling>(v_tiles + (buf ^ 1) * kCols * kStride, p, false, col0 + kCols, block_col_end, head_off);
         mma::cp_async_commit();
     }
     mma::cp_async_wait<0>();
@@ -413,31 +440,34 @@ __global__ void __launch_bounds__(128) combine_splits_kernel(const float* __rest
 
 int padded_head_dim(int head_dim) { return head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256; }
 
-template <int HD>
+template <int HD, AttentionTiling Tiling>
 int resident_blocks_per_sm() {
     // Fixed per kernel and architecture: asked once.
     static const int blocks = [] {
-        check(cudaFuncSetAttribute(flash_attention_kernel<HD>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(TileShape<HD>::kSmemBytes)),
+        using Shape = TileShape<HD, Tiling>;
+        check(cudaFuncSetAttribute(flash_attention_kernel<HD, Tiling>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(Shape::kSmemBytes)),
               "attention: shared-memory opt-in");
         int b = 0;
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, flash_attention_kernel<HD>, kThreads,
-                                                            TileShape<HD>::kSmemBytes),
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b, flash_attention_kernel<HD, Tiling>, kThreads,
+                                                            Shape::kSmemBytes),
               "attention: occupancy query");
         return std::max(b, 1);
     }();
     return blocks;
 }
 
+template <AttentionTiling Tiling>
 int resident_blocks_per_sm(int hd_pad) {
     switch (hd_pad) {
-        case 64: return resident_blocks_per_sm<64>();
-        case 128: return resident_blocks_per_sm<128>();
-        default: return resident_blocks_per_sm<256>();
+        case 64: return resident_blocks_per_sm<64, Tiling>();
+        case 128: return resident_blocks_per_sm<128, Tiling>();
+        default: return resident_blocks_per_sm<256, Tiling>();
     }
 }
 
 struct LaunchPlan {
+    AttentionTiling tiling = AttentionTiling::wide;
     int hd_pad = 0;
     int row_tiles = 0;
     int tiles = 0;   // column tiles
@@ -445,12 +475,18 @@ struct LaunchPlan {
     std::size_t floats_per_split = 0;
 };
 
-// Splits the columns only when the (row tile, K/V head) blocks cannot fill the device's resident
-// slots: enough splits to fill them, each at least kMinTilesPerSplit tiles, within the workspace.
+// Splits the columns only when the (row tile, K/V head) blocks fill at most half the device's
+// resident slots: as many splits as still fit in one wave, each at least kMinTilesPerSplit tiles,
+// within the workspace. Rounding up instead starts a second, mostly idle wave: on an H200 with
+// narrow4's 528 slots, 64 blocks split 9 ways made 576 blocks, and that SureLock-shaped step
+// (N = 576, 25 % of the rows) took 8.6 ms against 7.6 ms in the run before with wide's 264 slots
+// and 4 splits in one wave (2026-11-28; this rule is measured on the next GPU run).
 LaunchPlan plan_launch(const AttentionArgs& a, std::size_t workspace_floats) {
     LaunchPlan plan;
+    plan.tiling = attention_tiling();
+    const bool narrow = plan.tiling != AttentionTiling::wide;
     plan.hd_pad = padded_head_dim(a.head_dim);
-    const int cols = plan.hd_pad <= 128 ? 64 : 32;  // TileShape<hd_pad>::kCols
+    const int cols = narrow || plan.hd_pad > 128 ? 32 : 64;  // TileShape<hd_pad, tiling>::kCols
     const int group = a.n_heads / a.n_kv_heads;
     plan.row_tiles = static_cast<int>((static_cast<long long>(a.m) * group + kBlockRows - 1) / kBlockRows);
     plan.tiles = (a.n + cols - 1) / cols;
@@ -459,10 +495,13 @@ LaunchPlan plan_launch(const AttentionArgs& a, std::size_t workspace_floats) {
     int device = 0, sms = 0;
     check(cudaGetDevice(&device), "attention: cudaGetDevice");
     check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "attention: SM count");
-    const long long slots = static_cast<long long>(sms) * resident_blocks_per_sm(plan.hd_pad);
+    const int resident = plan.tiling == AttentionTiling::narrow    ? resident_blocks_per_sm<AttentionTiling::narrow>(plan.hd_pad)
+                         : plan.tiling == AttentionTiling::narrow4 ? resident_blocks_per_sm<AttentionTiling::narrow4>(plan.hd_pad)
+                                                                   : resident_blocks_per_sm<AttentionTiling::wide>(plan.hd_pad);
+    const long long slots = static_cast<long long>(sms) * resident;
     const long long blocks = static_cast<long long>(plan.row_tiles) * a.n_kv_heads;
     if (blocks <= 0 || blocks >= slots) return plan;
-    long long splits = (slots + blocks - 1) / blocks;
+    long long splits = slots / blocks;
     splits = std::min<long long>({splits, plan.tiles / kMinTilesPerSplit, kMaxSplits});
     if (plan.floats_per_split > 0)
         splits = std::min<long long>(
@@ -471,22 +510,50 @@ LaunchPlan plan_launch(const AttentionArgs& a, std::size_t workspace_floats) {
     return plan;
 }
 
-template <int HD>
+template <int HD, AttentionTiling Tiling>
 void run_flash(const FlashParams& p, const LaunchPlan& plan, int n_kv_heads, cudaStream_t stream) {
-    constexpr std::size_t smem = TileShape<HD>::kSmemBytes;
+    constexpr std::size_t smem = TileShape<HD, Tiling>::kSmemBytes;
     // Set on every launch: the opt-in is per device, and the app may switch devices.
-    check(cudaFuncSetAttribute(flash_attention_kernel<HD>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    check(cudaFuncSetAttribute(flash_attention_kernel<HD, Tiling>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                static_cast<int>(smem)),
           "attention: shared-memory opt-in");
     const dim3 grid(static_cast<unsigned>(plan.row_tiles), static_cast<unsigned>(n_kv_heads),
                     static_cast<unsigned>(plan.splits));
-    flash_attention_kernel<HD><<<grid, kThreads, smem, stream>>>(p);
+    flash_attention_kernel<HD, Tiling><<<grid, kThreads, smem, stream>>>(p);
     check_launch("attention");
+}
+
+template <AttentionTiling Tiling>
+void run_flash(const FlashParams& p, const LaunchPlan& plan, int n_kv_heads, cudaStream_t stream) {
+    switch (plan.hd_pad) {
+        case 64: run_flash<64, Tiling>(p, plan, n_kv_heads, stream); break;
+        case 128: run_flash<128, Tiling>(p, plan, n_kv_heads, stream); break;
+        default: run_flash<256, Tiling>(p, plan, n_kv_heads, stream); break;
+    }
 }
 
 bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
 
 }  // namespace
+
+AttentionTiling attention_tiling() {
+    static const AttentionTiling tiling = [] {
+        const char* value = std::getenv("DLM_CUDA_ATTENTION_TILING");
+        if (!value || !*value || std::string_view(value) == "narrow4") return AttentionTiling::narrow4;
+        if (std::string_view(value) == "wide") return AttentionTiling::wide;
+        if (std::string_view(value) == "narrow") return AttentionTiling::narrow;
+        throw Error(std::string("DLM_CUDA_ATTENTION_TILING must be 'wide', 'narrow' or 'narrow4', not '") + value + "'");
+    }();
+    return tiling;
+}
+
+const char* attention_tiling_name(AttentionTiling tiling) {
+    switch (tiling) {
+        case AttentionTiling::narrow: return "narrow";
+        case AttentionTiling::narrow4: return "narrow4";
+        default: return "wide";
+    }
+}
 
 std::size_t attention_split_workspace_floats(const AttentionArgs& args) {
     validate_attention_shapes(args, "attention");
@@ -528,10 +595,10 @@ void launch_attention(const AttentionArgs& args, cudaStream_t stream) {
     p.vec16 = args.head_dim % 8 == 0 && aligned16(args.k_cache) && aligned16(args.v_cache) &&
               (!args.overridden || (aligned16(args.k_override) && aligned16(args.v_override)));
 
-    switch (plan.hd_pad) {
-        case 64: run_flash<64>(p, plan, args.n_kv_heads, stream); break;
-        case 128: run_flash<128>(p, plan, args.n_kv_heads, stream); break;
-        default: run_flash<256>(p, plan, args.n_kv_heads, stream); break;
+    switch (plan.tiling) {
+        case AttentionTiling::narrow: run_flash<AttentionTiling::narrow>(p, plan, args.n_kv_heads, stream); break;
+        case AttentionTiling::narrow4: run_flash<AttentionTiling::narrow4>(p, plan, args.n_kv_heads, stream); break;
+        default: run_flash<AttentionTiling::wide>(p, plan, args.n_kv_heads, stream); break;
     }
     if (plan.splits > 1) {
         const int pairs = args.m * args.n_heads;

@@ -62,6 +62,14 @@ struct AttentionArgs {
     std::size_t split_workspace_floats = 0;
 };
 
+// The flash kernel's tilings (attention.cu says what each trades). DLM_CUDA_ATTENTION_TILING =
+// wide | narrow | narrow4 picks one for the process (read once; anything else is refused with the
+// reason); unset: narrow4, the fastest measured. All compute the same scores; wide and the narrow
+// ones may differ in the last bits of the output, as they sum the columns in tiles of another width.
+enum class AttentionTiling { wide, narrow, narrow4 };
+AttentionTiling attention_tiling();
+const char* attention_tiling_name(AttentionTiling tiling);
+
 // Scores are formed from q rounded to bf16 (the tensor-core input type), the probabilities are
 // rounded to bf16 for the P·V product; softmax statistics and accumulators are fp32.
 void launch_attention(const AttentionArgs& args, cudaStream_t stream);

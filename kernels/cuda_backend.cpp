@@ -468,7 +468,10 @@ std::vector<RowStats> CudaBackend::row_stats(const RowStatsRequest& req) {
 }  // namespace
 
 std::unique_ptr<Backend> make_cuda_backend(const ModelWeights& weights, CudaBackendOptions options) {
+    cuda::attention_tiling();  // a misspelt DLM_CUDA_ATTENTION_TILING is refused at load, not at the first step
     return std::make_unique<CudaBackend>(weights, options);
 }
+
+const char* cuda_attention_tiling() { return cuda::attention_tiling_name(cuda::attention_tiling()); }
 
 }  // namespace dlm

@@ -18,4 +18,9 @@ struct CudaBackendOptions {
 // free), leaving nothing allocated behind.
 std::unique_ptr<Backend> make_cuda_backend(const ModelWeights& weights, CudaBackendOptions options = {});
 
+// The attention kernel's tiling this process uses, "wide", "narrow" or "narrow4" (DLM_CUDA_ATTENTION_TILING;
+// kernels/attention.cuh): the benchmarks name it beside their figures. Throws dlm::Error on a
+// value that is neither.
+const char* cuda_attention_tiling();
+
 }  // namespace dlm

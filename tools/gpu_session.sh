@@ -8,14 +8,16 @@
 #
 # 1. untimed, side by side: the GPU tests (gpu_bench.sh steps unpack,tests) while the 8B-shaped
 #    random checkpoint is written (step checkpoint);
-# 2. timed, with the GPU to themselves: forward-cuda and the PyTorch reference on the same weights,
-#    the end-to-end decodes, Nsight Compute on one dense step, the summary;
+# 2. timed, with the GPU to themselves: the attention tiling (the dense step at the largest N under
+#    each tiling whose tests passed; the faster one is used from then on), forward-cuda and the
+#    PyTorch reference on the same weights, the end-to-end decodes, Nsight Compute on one dense
+#    step, the summary;
 # 3. the rest of the budget: tools/train/gpu_train.sh on the embedded models, its minutes fitted to
 #    what is left, beside the CPU-vs-CUDA decode parity (step parity; neither is timed). Each
-#    --variant (three at most) is one more gpu_train.sh run side by side on the same GPU, with its
+#    --variant (two at most) is one more gpu_train.sh run side by side on the same GPU, with its
 #    own options after the shared ones of `--` (a 2 M-parameter model leaves the GPU mostly idle;
 #    the data workers share the cores);
-# 4. OUT_DIR gets at most 8 files: session.log, summary.md, parity.md, eval.txt (every variant's),
+# 4. OUT_DIR gets at most 8 files: session.log, summary.md, parity.md, attention-tiling.md, eval.txt (every variant's),
 #    bench.tar.xz (every file gpu_bench.sh wrote, the training logs) and, per variant,
 #    v<N>-result.tar.xz.part-aa (gpu_train.sh's models, curves and plots;
 #    tools/train/unpack_gpu_result.sh puts them in place).
@@ -49,7 +51,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$OUT" ] || die "give OUT_DIR (see --help)"
-[ "${#VARIANTS[@]}" -le 3 ] || die "three --variant at most (eight files come back)"
+[ "${#VARIANTS[@]}" -le 2 ] || die "two --variant at most (eight files come back)"
 [ "${#VARIANTS[@]}" -gt 0 ] || VARIANTS=("")
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
@@ -92,6 +94,7 @@ wait $tests
 # 2. timed, alone. Each keeps time back for the ones after it (the CUDA backend's figures before
 # the profile, the profile before training).
 if [ "$TIMINGS" = 1 ]; then
+  bench tiling 120 270
   bench forward 120 150
   bench torch 120 110
   bench decode 150 60
@@ -131,7 +134,7 @@ wait $parity_pid
 
 # 4. at most 8 files back.
 echo "== [$(elapsed) s] packing"
-for f in summary.md parity.md; do [ -f "$BENCH/$f" ] && cp "$BENCH/$f" "$OUT/"; done
+for f in summary.md parity.md attention-tiling.md; do [ -f "$BENCH/$f" ] && cp "$BENCH/$f" "$OUT/"; done
 for d in "$TRAINED"/v*/; do
   [ -d "$d" ] || continue
   v="$(basename "$d")"

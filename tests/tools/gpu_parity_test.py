@@ -53,9 +53,13 @@ def main():
     # Other positions committed, 0.9 against 0.3 on the CPU's side: not a near-tie.
     r = both([pos(0, 7, 0.9), pos(1, 0, 0.3, masked=True)], [pos(0, 0, 0.3, masked=True), pos(1, 8, 0.9)])
     assert r is not None and r[2] is False, r
-    # One backend commits and the other does not (a threshold strategy): undetermined.
+    # One backend commits and the other does not (a threshold strategy), at nearly the same
+    # confidence (0.9 against 0.89: the threshold lies between): a near-tie.
     r = both([pos(0, 7, 0.9), pos(1, 0, 0.3, masked=True)], [pos(0, 0, 0.89, masked=True), pos(1, 0, 0.3, masked=True)])
-    assert r is not None and r[2] is None, r
+    assert r is not None and r[2] is True and "committed by one backend only" in r[1], r
+    # ... at confidences far apart (0.9 against 0.5): a backend computed it wrong, not a near-tie.
+    r = both([pos(0, 7, 0.9), pos(1, 0, 0.3, masked=True)], [pos(0, 0, 0.5, masked=True), pos(1, 0, 0.3, masked=True)])
+    assert r is not None and r[2] is False, r
     # Identical traces never part; a position committed earlier is not compared again.
     same = [start, step(1, [pos(0, 7, 0.9), pos(1, 0, masked=True)]), step(2, [pos(0, 7, 0.9), pos(1, 9, 0.8)])]
     assert gp.first_parting(same, same) is None

@@ -140,7 +140,8 @@ def pipeline_part(args, py, tmp):
     dry = run(["bash", script, out, "--dry-run", "--reps", "3", "--dims", "tiny", "--checkpoint", ck + "-gpu"])
     for needle in ("make-checkpoint --dims tiny", "bench --section forward-cuda", "--reps 3",
                    "torch_llada_reference.py", "summarize_gpu_bench.py", "dry run", "gpu_parity.py",
-                   "bench --section decode", "surelock+freecache"):
+                   "bench --section decode", "surelock+freecache", "--json " + out + "/tiling-narrow4.json",
+                   "DLM_CUDA_ATTENTION_TILING=narrow "):
         if needle not in dry.stdout:
             raise SystemExit(f"FAIL: gpu_bench.sh --dry-run does not show {needle!r}:\n{dry.stdout}")
     if os.path.exists(out):
@@ -154,7 +155,7 @@ def pipeline_part(args, py, tmp):
     # tools/gpu_session.sh refuses what it cannot run before it starts anything.
     session = os.path.join(os.path.dirname(bench), "gpu_session.sh")
     for bad in (["--budget", "x", out], ["--bogus", out], [], ["a", "b"], ["--train-minutes-max", "-1", out],
-                [out] + ["--variant", ""] * 4):
+                [out] + ["--variant", ""] * 3):
         r = subprocess.run(["bash", session] + bad, capture_output=True, text=True)
         if r.returncode != 2 or "gpu_session.sh:" not in r.stderr:
             raise SystemExit(f"FAIL: gpu_session.sh {' '.join(bad)} should be refused with status 2, got "

@@ -14,8 +14,11 @@
 # 5. end-to-end decodes per preset (bench --section decode)   -> OUT_DIR/decode-bench.{json,md}
 # 6. Nsight Compute on one dense step       -> OUT_DIR/ncu-kernels.csv, ncu-gemms.csv, ncu-stalls.csv, ncu-digest.md
 # 7. writes the comparison and the goals   -> OUT_DIR/summary.md (also printed)
-# Before the timings: the GPU tests (-> gpu-tests.json) and CPU-vs-CUDA decode parity on the
-# embedded model (tools/bench/gpu_parity.py -> parity.md).
+# Before the timings: the GPU tests under each attention tiling (-> gpu-tests.json for narrow4,
+# the default, gpu-tests-<tiling>.json for the others) and CPU-vs-CUDA decode parity on the embedded model
+# (tools/bench/gpu_parity.py -> parity.md). Between the checkpoint and the timings, step tiling
+# times the dense step at the largest N under each tiling whose tests passed and keeps the faster
+# (-> attention-tiling.md; every later step runs with DLM_CUDA_ATTENTION_TILING set to it).
 # Everything the run prints is kept in OUT_DIR/gpu-bench.log.
 #
 # Options:
@@ -31,7 +34,7 @@
 #   --decode-presets L   presets of the end-to-end decodes (default baseline,fast-dllm,surelock,surelock+freecache)
 #   --no-profile         skip the Nsight Compute profile of one dense step
 #   --steps LIST         run only these steps, in the order above: unpack, tests, parity, checkpoint,
-#                        forward, torch, decode, profile, summary (default: all). tools/gpu_session.sh
+#                        tiling, forward, torch, decode, profile, summary (default: all). tools/gpu_session.sh
 #                        runs the untimed steps beside training and the timed ones alone.
 #   --profile-timeout S  seconds per Nsight Compute pass (default 200)
 set -euo pipefail
@@ -52,7 +55,8 @@ DECODE_GEN=256
 DECODE_PRESETS=baseline,fast-dllm,surelock,surelock+freecache
 PROFILE=1
 PROFILE_TIMEOUT=200
-ALL_STEPS=unpack,tests,parity,checkpoint,forward,torch,decode,profile,summary
+ALL_STEPS=unpack,tests,parity,checkpoint,tiling,forward,torch,decode,profile,summary
+TILINGS="wide narrow narrow4"
 STEPS=$ALL_STEPS
 
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
@@ -161,15 +165,34 @@ if [ "$DRY" = 0 ]; then
 fi
 echo "== LD_LIBRARY_PATH for dlmscope-cli: $LIBS"
 cli() { run env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$CLI" "$@"; }
+# The attention tiling chosen by step tiling (an earlier call into the same OUT_DIR), else the
+# default; every dlmscope-cli run below inherits it.
+use_chosen_tiling() {
+  if [ -s "$OUT/attention-tiling.txt" ]; then
+    export DLM_CUDA_ATTENTION_TILING="$(head -1 "$OUT/attention-tiling.txt")"
+    echo "== attention tiling: $DLM_CUDA_ATTENTION_TILING (chosen by step tiling)"
+  fi
+}
+[ "$DRY" = 1 ] || use_chosen_tiling
 run nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv || true
 cli --version
 
 # --- 1b. the GPU tests (kernels and backend against the CPU reference), before any timing ----
+# Once per attention tiling; the tilings whose tests pass are the ones step tiling may choose.
 status=0
 if want tests && { [ -x "$UNPACKED/bin/gpu_tests" ] || [ "$DRY" = 1 ]; }; then
-  # DLM_SOURCE_DIR: the tests read resources/ (the embedded model) from this checkout.
-  run env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" DLM_SOURCE_DIR="$ROOT" \
-    "$UNPACKED/bin/gpu_tests" --gtest_output="json:$OUT/gpu-tests.json" || { status=1; echo "!! GPU tests failed"; }
+  [ "$DRY" = 1 ] || : >"$OUT/tilings-passed.txt"
+  for tiling in $TILINGS; do
+    report="$OUT/gpu-tests.json"
+    [ "$tiling" = narrow4 ] || report="$OUT/gpu-tests-$tiling.json"
+    # DLM_SOURCE_DIR: the tests read resources/ (the embedded model) from this checkout.
+    if run env LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" DLM_SOURCE_DIR="$ROOT" \
+      DLM_CUDA_ATTENTION_TILING="$tiling" "$UNPACKED/bin/gpu_tests" --gtest_output="json:$report"; then
+      [ "$DRY" = 1 ] || echo "$tiling" >>"$OUT/tilings-passed.txt"
+    else
+      status=1; echo "!! GPU tests failed with the $tiling attention tiling"
+    fi
+  done
 fi
 
 # --- 1c. CPU-vs-CUDA decode parity on the embedded model (identical ids at T = 0) --------------
@@ -186,6 +209,46 @@ elif [ -f "$CKPT/config.json" ]; then
 else
   echo "== making the $DIMS random checkpoint in $CKPT"
   cli make-checkpoint --dims "$DIMS" --out "$CKPT" --force
+fi
+
+# --- 2b. the attention tiling: the dense step at the largest N, batch 1 and 4, per tiling -------
+if want tiling; then
+  largest="${LENGTHS##*,}"
+  passed="$TILINGS"
+  [ -f "$OUT/tilings-passed.txt" ] && passed="$(tr '\n' ' ' <"$OUT/tilings-passed.txt")"
+  for tiling in $passed; do
+    DLM_CUDA_ATTENTION_TILING="$tiling" cli bench --section forward-cuda --model "$CKPT" --lengths "$largest" \
+      --prompt-len "$PROMPT" --batch "$BATCH" --fractions 1 --reps 5 --json "$OUT/tiling-$tiling.json" --out "$OUT/tiling-$tiling.md" || echo "!! the $tiling tiling's step bench failed"
+  done
+  if [ "$DRY" = 0 ]; then
+    "$PY" - "$OUT" $passed <<'PYEOF' || echo "!! no attention tiling chosen: the default stays"
+import json, os, sys
+out, tilings = sys.argv[1], sys.argv[2:]
+times = {}
+for t in tilings:
+    try:
+        with open(os.path.join(out, f"tiling-{t}.json")) as f:
+            points = json.load(f)["points"]
+        times[t] = {(p["n"], p["batch"]): p["dense"]["ms"] for p in points}
+    except (OSError, KeyError, ValueError):
+        pass
+if not times:
+    sys.exit(1)
+keys = sorted(set.intersection(*(set(v) for v in times.values())))
+best = min(times, key=lambda t: sum(times[t][k] for k in keys))
+lines = ["# Attention tiling: the dense step per tiling (median of 5 steps, same run)", "",
+         "| N | batch | " + " | ".join(f"{t} ms" for t in times) + " |", "|---|---|" + "---:|" * len(times)]
+for k in keys:
+    lines.append(f"| {k[0]} | {k[1]} | " + " | ".join(f"{times[t][k]:.2f}" for t in times) + " |")
+lines += ["", f"Chosen: **{best}** (the smallest sum over these points); the later steps run with it."]
+with open(os.path.join(out, "attention-tiling.md"), "w") as f:
+    f.write("\n".join(lines) + "\n")
+with open(os.path.join(out, "attention-tiling.txt"), "w") as f:
+    f.write(best + "\n")
+print("\n".join(lines))
+PYEOF
+    use_chosen_tiling
+  fi
 fi
 
 # --- 3, 4. the two benchmarks (a failure of one still lets the other run) ---------------------

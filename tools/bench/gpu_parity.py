@@ -61,7 +61,8 @@ def first_parting(cpu_steps, gpu_steps):
 
     Two backends part in one of two ways. Either they commit the same position with different
     tokens (a near-tie between its two best tokens), or they commit different positions (a
-    near-tie between the confidences that rank the positions)."""
+    near-tie between the confidences that rank the positions, or, where only one backend commits,
+    between the two backends' confidences of that position, with the commit threshold between)."""
     masked = {p["pos"] for p in cpu_steps[0]["positions"]} if cpu_steps else set()
     for a, b in zip(cpu_steps, gpu_steps):
         ca, cb = committed(a, masked), committed(b, masked)
@@ -83,13 +84,18 @@ def first_parting(cpu_steps, gpu_steps):
             text = (f"cpu committed {sorted(only_a)[:4]}, cuda {sorted(only_b)[:4]} (confidence at "
                     f"{shown}: cpu {', '.join(format(conf_a[i], '.6g') for i in shown)}; "
                     f"cuda {', '.join(format(conf_b[i], '.6g') for i in shown)})")
-            tie = None
             if only_a and only_b:  # each ranked its own choice first: by how much?
                 x, y = max(only_a, key=lambda i: conf_a[i]), max(only_b, key=lambda i: conf_b[i])
                 margins = [abs(math.log(max(c[x], 1e-30) / max(c[y], 1e-30))) for c in (conf_a, conf_b)]
-                tie = min(margins) < NEAR_TIE
                 text += f", confidence margin {min(margins):.3f}"
-            return a["step"], text, tie
+                return a["step"], text, min(margins) < NEAR_TIE
+            # One backend committed what the other left masked (a threshold strategy). Where both
+            # gave it nearly the same confidence, the commit threshold lies between the two: a
+            # near-tie with the threshold, not a wrong confidence.
+            x = max(only_a | only_b, key=lambda i: max(conf_a[i], conf_b[i]))
+            margin = abs(math.log(max(conf_a[x], 1e-30) / max(conf_b[x], 1e-30)))
+            text += f", position {x}'s confidence differs by {margin:.4f} (log ratio): committed by one backend only"
+            return a["step"], text, margin < NEAR_TIE
         masked -= set(ca)
     return None
 
@@ -106,7 +112,7 @@ def describe_parting(cli, model, strategy, ex):
     if parting is None:
         return "the traced reruns did not part", False
     step, text, tie = parting
-    verdict = {True: " — near-tie", False: " — **not a near-tie**", None: " — one backend only (threshold)"}[tie]
+    verdict = " — near-tie" if tie else " — **not a near-tie**"
     return f"step {step}, {text}{verdict}", bool(tie)
 
 

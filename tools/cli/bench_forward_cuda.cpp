@@ -151,7 +151,8 @@ MarkdownSection forward_cuda_section(const ForwardCudaOptions& o) {
     steps.progress = note;
     const std::string device = probe.name + " (compute " + std::to_string(probe.compute_major) + "." +
                                std::to_string(probe.compute_minor) + ", " +
-                               format_fixed(static_cast<double>(probe.total_memory) / double(1ull << 30), 1) + " GiB)";
+                               format_fixed(static_cast<double>(probe.total_memory) / double(1ull << 30), 1) +
+                               " GiB; attention tiling " + cuda_attention_tiling() + ")";
     const StepBenchReport report = run_step_bench(*backend, rates, device, steps);
     if (!o.json_out.empty()) {
         const std::filesystem::path p(o.json_out);
