@@ -34,7 +34,8 @@
 #    holding models/tiny-{mdlm,ar} (and tiny-dream), the loss plots and curves.csv (accuracy per family vs examples
 #    seen), and beside it train-mdlm.log, train-ar.log and eval.txt to read at once.
 #
-# Where the files come back:  tools/train/unpack_gpu_result.sh DIR  puts the models and plots in place.
+# Where the files come back:  tools/train/unpack_gpu_result.sh DIR  puts the models in place (plots
+# and eval files into build-train/gpu-result/).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"

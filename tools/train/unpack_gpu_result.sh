@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Puts what tools/train/gpu_train.sh handed back in place: the models into resources/models/,
-# the loss plots into docs/img/, curves.csv, eval.txt and the eval's per-row decodes
-# (predictions-*.jsonl) into build-train/gpu-result/.
+# Puts what tools/train/gpu_train.sh handed back in place: the models into resources/models/;
+# the loss plots, curves.csv, eval.txt and the eval's per-row decodes (predictions-*.jsonl) into
+# build-train/gpu-result/. A plot worth keeping goes into docs/img/ under the run's own name by
+# hand: docs/img/loss-tiny-mdlm.png and its kin belong to earlier runs that docs/models.md shows.
 #
 #   tools/train/unpack_gpu_result.sh DIR           # DIR holds result.tar.xz.part-* (gpu_train.sh)
 #   tools/train/unpack_gpu_result.sh DIR v2        # v2-result.tar.xz.part-* (gpu_session.sh --variant)
@@ -22,10 +23,10 @@ if [ -d "$STAGE/models/tiny-dream" ]; then  # gpu_train.sh --mdlm-dream
   rm -rf "$ROOT/resources/models/tiny-dream"
   cp -r "$STAGE/models/tiny-dream" "$ROOT/resources/models/"
 fi
-mkdir -p "$ROOT/docs/img" "$ROOT/build-train/gpu-result"
-cp "$STAGE"/img/*.png "$ROOT/docs/img/" 2>/dev/null || true
+mkdir -p "$ROOT/build-train/gpu-result"
+cp "$STAGE"/img/*.png "$ROOT/build-train/gpu-result/" 2>/dev/null || true
 cp "$STAGE"/curves.csv "$STAGE"/eval.txt "$ROOT/build-train/gpu-result/" 2>/dev/null || true
 cp "$STAGE"/predictions-*.jsonl "$ROOT/build-train/gpu-result/" 2>/dev/null || true
-echo "models in resources/models/; now check them through the engine:"
+echo "models in resources/models/, plots and eval files in build-train/gpu-result/; now check the models through the engine:"
 echo "  build/tools/cli/dlmscope-cli eval --model resources/models/tiny-mdlm --split test"
 [ ! -d "$STAGE/models/tiny-dream" ] || echo "  build/tools/cli/dlmscope-cli eval --model resources/models/tiny-dream --split test --set sampler=llada"
