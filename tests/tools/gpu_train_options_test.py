@@ -3,7 +3,8 @@
 (tools/train/train_options.py) before it starts anything, so a lease's minutes are not spent finding
 out: a --mdlm-suffix-mask outside 0..1, 0 together with --mdlm-digit-suffix (the digit suffix acts on
 suffix-masked sequences only), a --mdlm-decode-order-mask outside 0..1, a mixture's misspelt
-family, a weight below 0 or no number, all weights 0, a minutes value that is no number."""
+family, a weight below 0 or no number, all weights 0, a minutes value that is no number, and MDLM
+minutes of 0 (train.py's "no time limit")."""
 import os
 import subprocess
 import sys
@@ -20,6 +21,7 @@ for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--suffix-mask is a share of s
                   (["--mixture", "addition=x"], "the weight of addition is 'x'"),
                   (["--mixture", "addition=0,sorting=0"], "every weight is 0"),
                   (["--ar-minutes", "4,5"], "argument --minutes: invalid float value: '4,5'"),
+                  (["--mdlm-minutes", "0"], "--mdlm-minutes must be above 0"),
                   (["--mdlm-decode-order-mask", "4"],
                    "--decode-order-mask is a share of sequences: use a value from 0 to 1")):
     with tempfile.TemporaryDirectory() as out:

@@ -91,6 +91,12 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$OUT" ] || { echo "gpu_train.sh: give OUT_DIR (see --help)" >&2; exit 2; }
 # Checked here, not by train.py minutes into a lease.
+# train.py reads --minutes 0 as no time limit: an MDLM run that would never end within the lease.
+if awk -v m="$MDLM_MIN" 'BEGIN { exit !(m == m + 0 && m <= 0) }'; then
+  echo "gpu_train.sh: --mdlm-minutes must be above 0 (the MDLM is always trained; train.py reads 0 as" \
+    "no time limit), nothing was started" >&2
+  exit 2
+fi
 case "$SORTING_FORM" in columns|ranked) ;; *) echo "gpu_train.sh: --sorting-form is columns or ranked, not '$SORTING_FORM'" >&2; exit 2 ;; esac
 PY="${PYTHON:-python3}"
 
