@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "attention_columns.cuh"
 #include "cuda_check.h"
@@ -440,6 +441,29 @@ __global__ void __launch_bounds__(128) combine_splits_kernel(const float* __rest
 
 int padded_head_dim(int head_dim) { return head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256; }
 
+template <int HD>
+using HeadDim = std::integral_constant<int, HD>;
+template <AttentionTiling T>
+using TilingTag = std::integral_constant<AttentionTiling, T>;
+
+// The one place a runtime (padded head dim, tiling) becomes the kernel's template arguments:
+// calls f(HeadDim<HD>{}, TilingTag<T>{}).
+template <typename F>
+void with_kernel(int hd_pad, AttentionTiling tiling, F&& f) {
+    auto with_hd = [&](auto tiling_tag) {
+        switch (hd_pad) {
+            case 64: f(HeadDim<64>{}, tiling_tag); break;
+            case 128: f(HeadDim<128>{}, tiling_tag); break;
+            default: f(HeadDim<256>{}, tiling_tag); break;
+        }
+    };
+    switch (tiling) {
+        case AttentionTiling::narrow: with_hd(TilingTag<AttentionTiling::narrow>{}); break;
+        case AttentionTiling::narrow4: with_hd(TilingTag<AttentionTiling::narrow4>{}); break;
+        default: with_hd(TilingTag<AttentionTiling::wide>{}); break;
+    }
+}
+
 template <int HD, AttentionTiling Tiling>
 int resident_blocks_per_sm() {
     // Fixed per kernel and architecture: asked once.
@@ -455,15 +479,6 @@ int resident_blocks_per_sm() {
         return std::max(b, 1);
     }();
     return blocks;
-}
-
-template <AttentionTiling Tiling>
-int resident_blocks_per_sm(int hd_pad) {
-    switch (hd_pad) {
-        case 64: return resident_blocks_per_sm<64, Tiling>();
-        case 128: return resident_blocks_per_sm<128, Tiling>();
-        default: return resident_blocks_per_sm<256, Tiling>();
-    }
 }
 
 struct LaunchPlan {
@@ -484,9 +499,12 @@ struct LaunchPlan {
 LaunchPlan plan_launch(const AttentionArgs& a, std::size_t workspace_floats) {
     LaunchPlan plan;
     plan.tiling = attention_tiling();
-    const bool narrow = plan.tiling != AttentionTiling::wide;
     plan.hd_pad = padded_head_dim(a.head_dim);
-    const int cols = narrow || plan.hd_pad > 128 ? 32 : 64;  // TileShape<hd_pad, tiling>::kCols
+    int cols = 0, resident = 0;
+    with_kernel(plan.hd_pad, plan.tiling, [&](auto hd, auto tiling) {
+        cols = TileShape<hd.value, tiling.value>::kCols;
+        resident = resident_blocks_per_sm<hd.value, tiling.value>();
+    });
     const int group = a.n_heads / a.n_kv_heads;
     plan.row_tiles = static_cast<int>((static_cast<long long>(a.m) * group + kBlockRows - 1) / kBlockRows);
     plan.tiles = (a.n + cols - 1) / cols;
@@ -495,9 +513,6 @@ LaunchPlan plan_launch(const AttentionArgs& a, std::size_t workspace_floats) {
     int device = 0, sms = 0;
     check(cudaGetDevice(&device), "attention: cudaGetDevice");
     check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "attention: SM count");
-    const int resident = plan.tiling == AttentionTiling::narrow    ? resident_blocks_per_sm<AttentionTiling::narrow>(plan.hd_pad)
-                         : plan.tiling == AttentionTiling::narrow4 ? resident_blocks_per_sm<AttentionTiling::narrow4>(plan.hd_pad)
-                                                                   : resident_blocks_per_sm<AttentionTiling::wide>(plan.hd_pad);
     const long long slots = static_cast<long long>(sms) * resident;
     const long long blocks = static_cast<long long>(plan.row_tiles) * a.n_kv_heads;
     if (blocks <= 0 || blocks >= slots) return plan;
@@ -523,36 +538,37 @@ void run_flash(const FlashParams& p, const LaunchPlan& plan, int n_kv_heads, cud
     check_launch("attention");
 }
 
-template <AttentionTiling Tiling>
-void run_flash(const FlashParams& p, const LaunchPlan& plan, int n_kv_heads, cudaStream_t stream) {
-    switch (plan.hd_pad) {
-        case 64: run_flash<64, Tiling>(p, plan, n_kv_heads, stream); break;
-        case 128: run_flash<128, Tiling>(p, plan, n_kv_heads, stream); break;
-        default: run_flash<256, Tiling>(p, plan, n_kv_heads, stream); break;
-    }
-}
-
 bool aligned16(const void* ptr) { return reinterpret_cast<std::uintptr_t>(ptr) % 16 == 0; }
 
+}  // namespace
+
+namespace {
+struct NamedTiling {
+    AttentionTiling tiling;
+    const char* name;
+};
+constexpr NamedTiling kTilingNames[] = {
+    {AttentionTiling::wide, "wide"}, {AttentionTiling::narrow, "narrow"}, {AttentionTiling::narrow4, "narrow4"}};
 }  // namespace
 
 AttentionTiling attention_tiling() {
     static const AttentionTiling tiling = [] {
         const char* value = std::getenv("DLM_CUDA_ATTENTION_TILING");
-        if (!value || !*value || std::string_view(value) == "narrow4") return AttentionTiling::narrow4;
-        if (std::string_view(value) == "wide") return AttentionTiling::wide;
-        if (std::string_view(value) == "narrow") return AttentionTiling::narrow;
-        throw Error(std::string("DLM_CUDA_ATTENTION_TILING must be 'wide', 'narrow' or 'narrow4', not '") + value + "'");
+        if (!value || !*value) return AttentionTiling::narrow4;
+        std::string known;
+        for (const NamedTiling& t : kTilingNames) {
+            if (std::string_view(value) == t.name) return t.tiling;
+            known += (known.empty() ? "'" : ", '") + std::string(t.name) + "'";
+        }
+        throw Error("DLM_CUDA_ATTENTION_TILING must be one of " + known + ", not '" + value + "'");
     }();
     return tiling;
 }
 
 const char* attention_tiling_name(AttentionTiling tiling) {
-    switch (tiling) {
-        case AttentionTiling::narrow: return "narrow";
-        case AttentionTiling::narrow4: return "narrow4";
-        default: return "wide";
-    }
+    for (const NamedTiling& t : kTilingNames)
+        if (t.tiling == tiling) return t.name;
+    return "unknown";
 }
 
 std::size_t attention_split_workspace_floats(const AttentionArgs& args) {
@@ -595,11 +611,8 @@ void launch_attention(const AttentionArgs& args, cudaStream_t stream) {
     p.vec16 = args.head_dim % 8 == 0 && aligned16(args.k_cache) && aligned16(args.v_cache) &&
               (!args.overridden || (aligned16(args.k_override) && aligned16(args.v_override)));
 
-    switch (plan.tiling) {
-        case AttentionTiling::narrow: run_flash<AttentionTiling::narrow>(p, plan, args.n_kv_heads, stream); break;
-        case AttentionTiling::narrow4: run_flash<AttentionTiling::narrow4>(p, plan, args.n_kv_heads, stream); break;
-        default: run_flash<AttentionTiling::wide>(p, plan, args.n_kv_heads, stream); break;
-    }
+    with_kernel(plan.hd_pad, plan.tiling,
+                [&](auto hd, auto tiling) { run_flash<hd.value, tiling.value>(p, plan, args.n_kv_heads, stream); });
     if (plan.splits > 1) {
         const int pairs = args.m * args.n_heads;
         combine_splits_kernel<<<(pairs + 3) / 4, 128, 0, stream>>>(p.part_out, p.part_lse, plan.splits, args.m,

@@ -56,7 +56,7 @@ DECODE_PRESETS=baseline,fast-dllm,surelock,surelock+freecache
 PROFILE=1
 PROFILE_TIMEOUT=200
 ALL_STEPS=unpack,tests,parity,checkpoint,tiling,forward,torch,decode,profile,summary
-TILINGS="wide narrow narrow4"
+TILINGS="wide narrow narrow4"  # kernels/attention.cu, kTilingNames
 STEPS=$ALL_STEPS
 
 usage() { awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; }
