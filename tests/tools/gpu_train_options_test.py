@@ -3,8 +3,9 @@
 (tools/train/train_options.py) before it starts anything, so a lease's minutes are not spent finding
 out: a --mdlm-suffix-mask outside 0..1, 0 together with --mdlm-digit-suffix (the digit suffix acts on
 suffix-masked sequences only), a --mdlm-decode-order-mask outside 0..1, a mixture's misspelt
-family, a weight below 0 or no number, all weights 0, a minutes value that is no number, and MDLM
-minutes of 0 (train.py's "no time limit")."""
+family, a weight below 0 or no number, all weights 0, a minutes value that is no number or below 0,
+and 0 minutes for both models (nothing to train). A run of 0 minutes is not started (train.py would
+read 0 as "no time limit"): --mdlm-minutes 0 trains the guider alone, as --ar-minutes 0 the MDLM."""
 import os
 import subprocess
 import sys
@@ -21,7 +22,10 @@ for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--suffix-mask is a share of s
                   (["--mixture", "addition=x"], "the weight of addition is 'x'"),
                   (["--mixture", "addition=0,sorting=0"], "every weight is 0"),
                   (["--ar-minutes", "4,5"], "argument --minutes: invalid float value: '4,5'"),
-                  (["--mdlm-minutes", "0"], "--mdlm-minutes must be above 0"),
+                  (["--mdlm-minutes", "0", "--ar-minutes", "0"], "leave nothing to train"),
+                  (["--mdlm-minutes", "-1"], "--mdlm-minutes is a number of minutes, not '-1'"),
+                  (["--ar-minutes", "-0.5"], "--ar-minutes is a number of minutes, not '-0.5'"),
+                  (["--ar-lr", "fast"], "argument --lr: invalid float value: 'fast'"),
                   (["--mdlm-decode-order-mask", "4"],
                    "--decode-order-mask is a share of sequences: use a value from 0 to 1")):
     with tempfile.TemporaryDirectory() as out:
@@ -35,4 +39,11 @@ with tempfile.TemporaryDirectory() as out:
                         "--device", "nodevice"],
                        capture_output=True, text=True, timeout=120)
     assert "refused" not in r.stderr and r.returncode == 1, (r.returncode, r.stderr)
+# Either model alone is accepted too.
+for alone in (["--mdlm-minutes", "0"], ["--ar-minutes", "0"]):
+    with tempfile.TemporaryDirectory() as out:
+        r = subprocess.run(["bash", script, out, "--device", "nodevice"] + alone,
+                           capture_output=True, text=True, timeout=120)
+        assert "refused" not in r.stderr and "nothing" not in r.stderr and r.returncode == 1, \
+            (alone, r.returncode, r.stderr)
 print("ok: gpu_train.sh refuses options train.py would refuse before it starts anything")

@@ -5,7 +5,7 @@
 #
 #   bash tools/train/gpu_train.sh OUT_DIR [--mdlm-minutes 5.5] [--ar-minutes 4.5] [--fresh]
 #                                         [--device cuda] [--batch 256] [--eval-per-family 150]
-#                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--mdlm-t-power 0.5]
+#                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--ar-lr 1e-3] [--mdlm-t-power 0.5]
 #                                         [--mdlm-from-ar | --mdlm-dream] [--mixture FAMILY=W,...]
 #                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
 #                                         [--sorting-form columns|ranked] [--mdlm-digit-suffix 0.3]
@@ -15,7 +15,8 @@
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
 #    models at once on the same GPU (bf16 autocast, batch 256, data made by worker processes),
 #    each on a wall-time budget (curve points and checkpoints count) with a cosine schedule fitted
-#    to it; --ar-minutes 0 keeps the shipped guider and trains the MDLM alone; --fresh starts from random
+#    to it; --ar-minutes 0 keeps the shipped guider and trains the MDLM alone, --mdlm-minutes 0 keeps
+#    the shipped MDLM and trains the guider alone; --fresh starts from random
 #    weights instead; --mdlm-from-ar starts the MDLM from the shipped guider's weights instead
 #    (tools/train/adapt.py: size "adapted", the guider's shape); --mdlm-dream trains the Dream-family
 #    MDLM tiny-dream instead of tiny-mdlm (the guider's network read bidirectionally, shifted
@@ -53,6 +54,7 @@ DATA_WORKERS=""
 BATCH=256
 MDLM_SIZE=""   # default: the shipped model's size (continued); another size starts from random weights
 MDLM_LR=1e-3
+AR_LR=1e-3
 # Mask rate t = u^0.5: more nearly fully masked responses, where the answer must come from the
 # prompt. A CPU pilot (docs/models.md) grew the model's use of the prompt faster than uniform t.
 MDLM_T_POWER=0.5
@@ -73,10 +75,11 @@ while [ $# -gt 0 ]; do
     --eval-per-family) EVAL_N="$2"; shift 2 ;;   # rows per family of the final eval
     --curve-every) CURVE_EVERY="$2"; shift 2 ;;   # steps between learning-curve points
     --curve-per-family) CURVE_N="$2"; shift 2 ;;  # rows per family of each curve point
-    --data-workers) DATA_WORKERS="$2"; shift 2 ;;  # the MDLM's batch makers (default: from the cores)
+    --data-workers) DATA_WORKERS="$2"; shift 2 ;;  # the MDLM's batch makers, the guider's when it trains alone (default: from the cores)
     --batch) BATCH="$2"; shift 2 ;;
     --mdlm-size) MDLM_SIZE="$2"; shift 2 ;;   # another size than the shipped one starts from random weights
     --mdlm-lr) MDLM_LR="$2"; shift 2 ;;
+    --ar-lr) AR_LR="$2"; shift 2 ;;
     --mdlm-t-power) MDLM_T_POWER="$2"; shift 2 ;;  # 1: LLaDA's uniform mask rate
     --mdlm-from-ar) MDLM_FROM_AR=1; shift ;;
     --mdlm-dream) MDLM_KIND=dream; shift ;;
@@ -90,11 +93,16 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$OUT" ] || { echo "gpu_train.sh: give OUT_DIR (see --help)" >&2; exit 2; }
-# Checked here, not by train.py minutes into a lease.
-# train.py reads --minutes 0 as no time limit: an MDLM run that would never end within the lease.
-if awk -v m="$MDLM_MIN" 'BEGIN { exit !(m == m + 0 && m <= 0) }'; then
-  echo "gpu_train.sh: --mdlm-minutes must be above 0 (the MDLM is always trained; train.py reads 0 as" \
-    "no time limit), nothing was started" >&2
+# Checked here, not by train.py minutes into a lease. A run of 0 minutes is not started at all:
+# train.py itself reads --minutes 0 as no time limit, a run that would outlast the lease.
+for budget in "--mdlm-minutes $MDLM_MIN" "--ar-minutes $AR_MIN"; do
+  if awk -v m="${budget#* }" 'BEGIN { exit !(m == m + 0 && m < 0) }'; then
+    echo "gpu_train.sh: ${budget% *} is a number of minutes, not '${budget#* }'; nothing was started" >&2
+    exit 2
+  fi
+done
+if awk -v m="$MDLM_MIN" -v a="$AR_MIN" 'BEGIN { exit !(m == m + 0 && a == a + 0 && m == 0 && a == 0) }'; then
+  echo "gpu_train.sh: --mdlm-minutes 0 and --ar-minutes 0 leave nothing to train; nothing was started" >&2
   exit 2
 fi
 case "$SORTING_FORM" in columns|ranked) ;; *) echo "gpu_train.sh: --sorting-form is columns or ranked, not '$SORTING_FORM'" >&2; exit 2 ;; esac
@@ -105,6 +113,7 @@ PY="${PYTHON:-python3}"
 # spelled (the guider's form; an MDLM continued here moves to it).
 MIXTURE=${MIXTURE:-addition=0.08,addition4=0.08,subtraction=0.08,multiplication=0.1,running_sum=0.14,word_problem=0.3,sorting=0.12,counting=0.08,story=0.02}
 TRAIN_AR=$(awk -v m="$AR_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
+TRAIN_MDLM=$(awk -v m="$MDLM_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
 FORMS=(--word-problem-form lines --sorting-form "$SORTING_FORM" --counting-form spelled --varied-wording 0.7)
 CORES=$(nproc)
 # Each run's train.py options but its size, start and folders (those come once the work folder exists).
@@ -115,9 +124,10 @@ MDLM_OPTS=(--model "$MDLM_KIND" --device "$DEVICE" --batch "$BATCH" --lr "$MDLM_
   --family-weights "$MIXTURE" "${FORMS[@]}"
   --data-workers "${DATA_WORKERS:-$(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 ))}" --threads 2
   --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" --ckpt-min 1.5)
-AR_OPTS=(--model ar --size base --device "$DEVICE" --batch "$BATCH" --lr 1e-3 --warmup 100 --steps 1000000
+AR_OPTS=(--model ar --size base --device "$DEVICE" --batch "$BATCH" --lr "$AR_LR" --warmup 100 --steps 1000000
   --minutes "$AR_MIN" --seed 12 --family-weights "$MIXTURE" "${FORMS[@]}"
-  --data-workers $(( CORES > 8 ? CORES / 4 : 1 )) --threads 1
+  --data-workers "$( [ "$TRAIN_MDLM" = 0 ] && [ -n "$DATA_WORKERS" ] && echo "$DATA_WORKERS" ||
+    echo $(( CORES <= 8 ? 1 : TRAIN_MDLM == 1 ? CORES / 4 : CORES - 4 )) )" --threads 1
   --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" --ckpt-min 1.5)
 # train.py's own rules, checked here (train_options.py needs no PyTorch) rather than by train.py
 # minutes into a lease, once the other run has started beside it.
@@ -170,15 +180,20 @@ init_mdlm() {
   elif [ "$MDLM_SIZE" = "$SHIPPED_MDLM_SIZE" ]; then init tiny-mdlm; fi
 }
 
-"$PY" "$ROOT/tools/train/train.py" "${MDLM_OPTS[@]}" --size "$MDLM_SIZE" $(init_mdlm) \
+mdlm=""
+[ "$TRAIN_MDLM" = 1 ] && "$PY" "$ROOT/tools/train/train.py" "${MDLM_OPTS[@]}" --size "$MDLM_SIZE" $(init_mdlm) \
   --work "$WORK/mdlm" --out "$MODELS/$MDLM_NAME" --plot "$PLOTS/loss-$MDLM_NAME.png" >"$OUT/train-mdlm.log" 2>&1 &
-mdlm=$!
+[ "$TRAIN_MDLM" = 1 ] && mdlm=$!
 ar=""
 [ "$TRAIN_AR" = 1 ] && "$PY" "$ROOT/tools/train/train.py" "${AR_OPTS[@]}" $(init tiny-ar) \
   --work "$WORK/ar" --out "$MODELS/tiny-ar" --plot "$PLOTS/loss-tiny-ar.png" >"$OUT/train-ar.log" 2>&1 &
 [ "$TRAIN_AR" = 1 ] && ar=$!
 status=0
-wait $mdlm || { status=1; echo "!! MDLM training failed (train-mdlm.log)"; tail -20 "$OUT/train-mdlm.log"; }
+if [ -n "$mdlm" ]; then
+  wait $mdlm || { status=1; echo "!! MDLM training failed (train-mdlm.log)"; tail -20 "$OUT/train-mdlm.log"; }
+else
+  echo "(--mdlm-minutes 0: the shipped $MDLM_NAME is kept as it is)"
+fi
 if [ -n "$ar" ]; then
   wait $ar || { status=1; echo "!! AR training failed (train-ar.log)"; tail -20 "$OUT/train-ar.log"; }
 else
@@ -188,8 +203,9 @@ fi
 { echo "kind,step,examples_seen,elapsed_s,families..."
   for k in mdlm ar; do [ -f "$WORK/$k/curve.csv" ] && sed "s/^/$k,/" "$WORK/$k/curve.csv"; done; } >"$WORK/result/curves.csv"
 
-# The test split and the held-out wordings, for each model trained here (a kept guider is as shipped).
-for m in $MDLM_NAME $([ "$TRAIN_AR" = 1 ] && echo tiny-ar); do
+# The test split and the held-out wordings, for each model trained here (a kept model is as shipped).
+TRAINED_MODELS=$( [ "$TRAIN_MDLM" = 1 ] && echo "$MDLM_NAME"; [ "$TRAIN_AR" = 1 ] && echo tiny-ar; true )
+for m in $TRAINED_MODELS; do
   for split in test heldout; do
     timeout 100 "$PY" "$ROOT/tools/train/eval_py.py" --model "$MODELS/$m" --split "$ROOT/resources/eval/$split.jsonl" \
       --per-family "$EVAL_N" --device "$DEVICE" --batch 256 --predictions "$WORK/result/predictions-$m-$split.jsonl" \
@@ -198,12 +214,12 @@ for m in $MDLM_NAME $([ "$TRAIN_AR" = 1 ] && echo tiny-ar); do
   done
 done
 # Whether each copies a question's words into its answer (what a new wording needs): seconds on a CPU core.
-for m in $MDLM_NAME $([ "$TRAIN_AR" = 1 ] && echo tiny-ar); do
+for m in $TRAINED_MODELS; do
   timeout 100 "$PY" "$ROOT/tools/train/copy_probe.py" --model "$MODELS/$m" >"$WORK/eval-$m-copy.txt" 2>&1 ||
     echo "!! copy probe of $m did not finish" >>"$WORK/eval-$m-copy.txt" &
 done
 # Sorting's lookup (docs/models.md): an LLaDA-family MDLM only (the probe reads unshifted logits).
-[ "$MDLM_KIND" = mdlm ] && { timeout 150 "$PY" "$ROOT/tools/train/sorting_lookup.py" --model "$MODELS/$MDLM_NAME" --n 20 \
+[ "$TRAIN_MDLM" = 1 ] && [ "$MDLM_KIND" = mdlm ] && { timeout 150 "$PY" "$ROOT/tools/train/sorting_lookup.py" --model "$MODELS/$MDLM_NAME" --n 20 \
   >"$WORK/eval-$MDLM_NAME-sort.txt" 2>&1 || echo "!! sorting lookup of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-sort.txt"; } &
 wait
 # Where each model's arithmetic and word problems go wrong, part by part (docs/models.md, "Where
