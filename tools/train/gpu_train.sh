@@ -118,16 +118,23 @@ FORMS=(--word-problem-form lines --sorting-form "$SORTING_FORM" --counting-form 
 CORES=$(nproc)
 # Each run's train.py options but its size, start and folders (those come once the work folder exists).
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
+# --data-workers names the MDLM's, or the guider's when it trains alone.
+if [ "$TRAIN_MDLM" = 1 ]; then
+  MDLM_WORKERS=${DATA_WORKERS:-$(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 ))}
+  AR_WORKERS=$(( CORES > 8 ? CORES / 4 : 1 ))
+else
+  MDLM_WORKERS=1  # not started; its options are still checked
+  AR_WORKERS=${DATA_WORKERS:-$(( CORES > 8 ? CORES - 4 : 1 ))}
+fi
 MDLM_OPTS=(--model "$MDLM_KIND" --device "$DEVICE" --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER"
   --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11
   --suffix-mask "$MDLM_SUFFIX_MASK" --digit-suffix "$MDLM_DIGIT_SUFFIX" --decode-order-mask "$MDLM_DECODE_ORDER"
   --family-weights "$MIXTURE" "${FORMS[@]}"
-  --data-workers "${DATA_WORKERS:-$(( CORES <= 8 ? 2 : TRAIN_AR == 1 ? CORES * 2 / 3 : CORES - 4 ))}" --threads 2
+  --data-workers "$MDLM_WORKERS" --threads 2
   --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" --ckpt-min 1.5)
 AR_OPTS=(--model ar --size base --device "$DEVICE" --batch "$BATCH" --lr "$AR_LR" --warmup 100 --steps 1000000
   --minutes "$AR_MIN" --seed 12 --family-weights "$MIXTURE" "${FORMS[@]}"
-  --data-workers "$( [ "$TRAIN_MDLM" = 0 ] && [ -n "$DATA_WORKERS" ] && echo "$DATA_WORKERS" ||
-    echo $(( CORES <= 8 ? 1 : TRAIN_MDLM == 1 ? CORES / 4 : CORES - 4 )) )" --threads 1
+  --data-workers "$AR_WORKERS" --threads 1
   --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" --ckpt-min 1.5)
 # train.py's own rules, checked here (train_options.py needs no PyTorch) rather than by train.py
 # minutes into a lease, once the other run has started beside it.
