@@ -1,13 +1,12 @@
 #!/usr/bin/python3
 """tools/train/arithmetic_parts.py tells reading a question from computing its answer."""
-import json
 import os
 import random
-import subprocess
 import sys
-import tempfile
 
 source = sys.argv[sys.argv.index("--source") + 1]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from predictions_tool_check import check_tool_command  # noqa: E402
 sys.path.insert(0, os.path.join(source, "tools", "train"))
 import arithmetic_parts as p  # noqa: E402
 import corpus  # noqa: E402
@@ -57,21 +56,6 @@ for form in ("fixed", ""):
         f = got[family]
         assert f["rows"] == 150 and set(f.values()) == {150}, (form, family, f)
 
-with tempfile.TemporaryDirectory() as d:
-    path = os.path.join(d, "pred.jsonl")
-    with open(path, "w") as f:
-        f.write("".join(json.dumps(r) + "\n" for r in rows))
-    tool = os.path.join(source, "tools/train/arithmetic_parts.py")
-    out = subprocess.run([sys.executable, tool, path, "--json"], capture_output=True, text=True, check=True).stdout
-    assert json.loads(out) == expected, out
-    text = subprocess.run([sys.executable, tool, path], capture_output=True, text=True, check=True).stdout
-    assert "subtraction: 1/3 right; lines 3; operands read right 2" in text, text
-    bad = os.path.join(d, "bad.jsonl")
-    open(bad, "w").write("{not json\n")
-    r = subprocess.run([sys.executable, tool, bad], capture_output=True, text=True)
-    assert r.returncode != 0 and "cannot read" in r.stderr, (r.returncode, r.stderr)
-    none = os.path.join(d, "none.jsonl")
-    open(none, "w").write(json.dumps(rows[-1]) + "\n")
-    r = subprocess.run([sys.executable, tool, none], capture_output=True, text=True)
-    assert r.returncode != 0 and "has no" in r.stderr, (r.returncode, r.stderr)
+text = check_tool_command(source, "arithmetic_parts", rows, expected, rows[-1])
+assert "subtraction: 1/3 right; lines 3; operands read right 2" in text, text
 print("ok")

@@ -1,12 +1,11 @@
 #!/usr/bin/python3
 """tools/train/word_problem_parts.py counts a word problem's lines as a person would check them."""
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 source = sys.argv[sys.argv.index("--source") + 1]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from predictions_tool_check import check_tool_command  # noqa: E402
 sys.path.insert(0, os.path.join(source, "tools", "train"))
 import word_problem_parts as w  # noqa: E402
 
@@ -47,16 +46,5 @@ assert ref["rows_wired_right"] == ref["rows_with_sums"] == sum(n > 1 for n in it
 assert all(e["response"].count("\n") + 1 == 2 * n + (n > 1) * n + 1 for e, n in zip(reference, items)), \
     "a reference line the parser did not see"
 
-with tempfile.TemporaryDirectory() as d:
-    path = os.path.join(d, "pred.jsonl")
-    with open(path, "w") as f:
-        f.write("".join(json.dumps(r) + "\n" for r in rows))
-    out = subprocess.run([sys.executable, os.path.join(source, "tools/train/word_problem_parts.py"), path, "--json"],
-                         capture_output=True, text=True, check=True).stdout
-    assert json.loads(out) == expected, out
-    bad = os.path.join(d, "bad.jsonl")
-    open(bad, "w").write("{not json\n")
-    r = subprocess.run([sys.executable, os.path.join(source, "tools/train/word_problem_parts.py"), bad],
-                       capture_output=True, text=True)
-    assert r.returncode != 0 and "cannot read" in r.stderr, (r.returncode, r.stderr)
+check_tool_command(source, "word_problem_parts", rows, expected, rows[-1])
 print("ok")

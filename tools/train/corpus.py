@@ -201,6 +201,14 @@ SORTING_FORM = "plain"
 # "spelled": each word followed by its letters, one token each ("bell: b e l l (1)"), so the count
 # compares the asked letter with the tokens right before it and only one spelling per word is
 # memorised, which every letter question about that word trains.
+# "echoed": the spelled form whose first line writes the asked letter as a spelled letter ("for the
+# letter g:"): the question's "g" and a spelled " g" are different tokens, so in the spelled form the
+# comparison also has to learn which of them go together; here it is one copy at the head of the
+# response, and every comparison after it is between equal tokens.
+# "marked": the echoed form with each spelled letter that is the asked one in capitals
+# ("dog: d o G (1)"): the comparison becomes a token of its own at every letter, trained directly,
+# and the word's count counts the capitals before it. (U and Q are two tokens in capitals, one in
+# lower case, so a marked u or q lengthens the line by one.)
 COUNTING_FORM = "words"
 
 
@@ -477,13 +485,16 @@ def cnt_render(p, rng):
         return f"Counting the words: {enum}.\nThe sentence has {n} words.\n#### {n}", str(n)
     ch = p["ch"]
     ws = p["sent"].split(" ")
-    if COUNTING_FORM == "spelled":
+    if COUNTING_FORM == "marked":
+        parts = [f"{w}: {' '.join(c.upper() if c == ch else c for c in w)} ({w.count(ch)})" for w in ws]
+    elif COUNTING_FORM in ("spelled", "echoed"):
         parts = [f"{w}: {' '.join(w)} ({w.count(ch)})" for w in ws]
     else:
         parts = [f"{w} ({w.count(ch)})" for w in ws]
     n = sum(w.count(ch) for w in ws)
     expr = " + ".join(str(w.count(ch)) for w in ws)
-    return (f"Checking each word for \"{ch}\": {', '.join(parts)}.\nTotal: {expr} = {n}.\n#### {n}"), str(n)
+    head = f"the letter {ch}" if COUNTING_FORM in ("echoed", "marked") else f"\"{ch}\""
+    return (f"Checking each word for {head}: {', '.join(parts)}.\nTotal: {expr} = {n}.\n#### {n}"), str(n)
 
 
 # stories

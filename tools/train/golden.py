@@ -36,6 +36,17 @@ def load_shipped(folder):
     return m, cfg
 
 
+def load_llada_for_probe(folder, tool):
+    """The LLaDA-family MDLM in `folder`, on one thread, for a probe that reads position i's token
+    from row i; any other family (Dream's shifted logits, a causal model) stops `tool` with why."""
+    torch.set_num_threads(1)
+    model, cfg = load_shipped(folder)
+    if cfg["model_type"] != "llada":
+        sys.exit(f"{tool}: probes an LLaDA-family MDLM (a shifted-logit or causal model reads its "
+                 "positions otherwise)")
+    return model
+
+
 def cases(family):
     P = C.encode_prompt
     R = C.encode_response

@@ -8,7 +8,8 @@
 #                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--ar-lr 1e-3] [--mdlm-t-power 0.5]
 #                                         [--mdlm-from-ar | --mdlm-dream] [--mixture FAMILY=W,...]
 #                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
-#                                         [--sorting-form columns|ranked] [--mdlm-digit-suffix 0.3]
+#                                         [--sorting-form columns|ranked] [--counting-form spelled|echoed|marked]
+#                                         [--mdlm-digit-suffix 0.3]
 #                                         [--mdlm-suffix-mask 0.7] [--mdlm-decode-order-mask 0]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
@@ -28,9 +29,11 @@
 #    --eval-per-family rows each) with the PyTorch reference sampler (tools/train/eval_py.py; the
 #    C++ engine's eval is run where the models land), for the models trained here, and whether
 #    each copies a question's words into its answer (tools/train/copy_probe.py), and, for tiny-mdlm,
-#    whether it finds the number it has put in a sorted place (tools/train/sorting_lookup.py);
+#    whether it finds the number it has put in a sorted place (tools/train/sorting_lookup.py) and
+#    whether it compares a spelled letter with the asked one (tools/train/letter_compare.py);
 #    each row's decode goes into the result (predictions-<model>-<split>.jsonl), and eval.txt says
-#    where arithmetic and word problems go wrong (tools/train/arithmetic_parts.py, word_problem_parts.py);
+#    where arithmetic, word problems and letter counts go wrong (tools/train/arithmetic_parts.py,
+#    word_problem_parts.py, letter_count_parts.py);
 # 4. writes to OUT_DIR: result.tar.xz split into parts of 15 MB (result.tar.xz.part-aa, -ab, ...)
 #    holding models/tiny-{mdlm,ar} (and tiny-dream), the loss plots and curves.csv (accuracy per family vs examples
 #    seen), and beside it train-mdlm.log, train-ar.log and eval.txt to read at once.
@@ -62,6 +65,7 @@ MDLM_FROM_AR=0
 MDLM_KIND=mdlm   # mdlm: tiny-mdlm (LLaDA family); dream: tiny-dream (Dream family)
 MIXTURE=""
 SORTING_FORM=columns  # ranked: each copied number labelled with its place (docs/models.md §4)
+COUNTING_FORM=spelled  # echoed / marked: the asked letter written back, matches in capitals (§4)
 MDLM_DIGIT_SUFFIX=0   # train.py --digit-suffix: the end of a decode, only digits hidden after the cut (§5)
 MDLM_SUFFIX_MASK=0.7  # train.py --suffix-mask: the share of sequences masked from a random cut on (§5)
 MDLM_DECODE_ORDER=0   # train.py --decode-order-mask: the share masked in the model's own decode order (§5)
@@ -85,6 +89,7 @@ while [ $# -gt 0 ]; do
     --mdlm-dream) MDLM_KIND=dream; shift ;;
     --mixture) MIXTURE="$2"; shift 2 ;;  # train.py --family-weights of both models
     --sorting-form) SORTING_FORM="$2"; shift 2 ;;  # train.py --sorting-form of both models
+    --counting-form) COUNTING_FORM="$2"; shift 2 ;;  # train.py --counting-form of both models
     --mdlm-digit-suffix) MDLM_DIGIT_SUFFIX="$2"; shift 2 ;;  # train.py --digit-suffix of the MDLM
     --mdlm-suffix-mask) MDLM_SUFFIX_MASK="$2"; shift 2 ;;  # train.py --suffix-mask of the MDLM
     --mdlm-decode-order-mask) MDLM_DECODE_ORDER="$2"; shift 2 ;;  # train.py --decode-order-mask of the MDLM
@@ -106,15 +111,22 @@ if awk -v m="$MDLM_MIN" -v a="$AR_MIN" 'BEGIN { exit !(m == m + 0 && a == a + 0 
   exit 2
 fi
 case "$SORTING_FORM" in columns|ranked) ;; *) echo "gpu_train.sh: --sorting-form is columns or ranked, not '$SORTING_FORM'" >&2; exit 2 ;; esac
+case "$COUNTING_FORM" in spelled|echoed|marked) ;; *) echo "gpu_train.sh: --counting-form is spelled, echoed or marked, not '$COUNTING_FORM'" >&2; exit 2 ;; esac
 PY="${PYTHON:-python3}"
 
 # The embedded models' mixture and response forms (docs/models.md §4): the multiplication family
 # trains the products of word problems, running_sum their running totals; letter counts are
-# spelled (the guider's form; an MDLM continued here moves to it).
+# spelled (both shipped models' form). A model left untrained (a budget of 0) keeps the forms it
+# was shipped with: the guider of Guided Diffusion judges a draft in the form it writes itself, so a
+# form change trains both.
 MIXTURE=${MIXTURE:-addition=0.08,addition4=0.08,subtraction=0.08,multiplication=0.1,running_sum=0.14,word_problem=0.3,sorting=0.12,counting=0.08,story=0.02}
 TRAIN_AR=$(awk -v m="$AR_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
 TRAIN_MDLM=$(awk -v m="$MDLM_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
-FORMS=(--word-problem-form lines --sorting-form "$SORTING_FORM" --counting-form spelled --varied-wording 0.7)
+if [ "$COUNTING_FORM" != spelled ] && [ "$TRAIN_AR" != "$TRAIN_MDLM" ]; then
+  echo "gpu_train.sh: warning: --counting-form $COUNTING_FORM trains one model only; the other keeps the spelled" \
+       "form, and Guided Diffusion's guider then judges letter counts in another form than the draft's" >&2
+fi
+FORMS=(--word-problem-form lines --sorting-form "$SORTING_FORM" --counting-form "$COUNTING_FORM" --varied-wording 0.7)
 CORES=$(nproc)
 # Each run's train.py options but its size, start and folders (those come once the work folder exists).
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
@@ -228,6 +240,9 @@ done
 # Sorting's lookup (docs/models.md): an LLaDA-family MDLM only (the probe reads unshifted logits).
 [ "$TRAIN_MDLM" = 1 ] && [ "$MDLM_KIND" = mdlm ] && { timeout 150 "$PY" "$ROOT/tools/train/sorting_lookup.py" --model "$MODELS/$MDLM_NAME" --n 20 \
   >"$WORK/eval-$MDLM_NAME-sort.txt" 2>&1 || echo "!! sorting lookup of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-sort.txt"; } &
+# Whether it compares letters at all, one position of a right letter count hidden (docs/models.md).
+[ "$TRAIN_MDLM" = 1 ] && [ "$MDLM_KIND" = mdlm ] && { timeout 150 "$PY" "$ROOT/tools/train/letter_compare.py" --model "$MODELS/$MDLM_NAME" \
+  --form "$COUNTING_FORM" >"$WORK/eval-$MDLM_NAME-letters.txt" 2>&1 || echo "!! letter comparison of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-letters.txt"; } &
 wait
 # Where each model's arithmetic and word problems go wrong, part by part (docs/models.md, "Where
 # held-out arithmetic breaks"): reading a wording against computing the worked line.
@@ -235,7 +250,8 @@ for f in "$WORK"/result/predictions-*.jsonl; do
   [ -s "$f" ] || continue
   { echo "--- $(basename "$f" .jsonl)"
     "$PY" "$ROOT/tools/train/arithmetic_parts.py" "$f" || true
-    "$PY" "$ROOT/tools/train/word_problem_parts.py" "$f" || true; } >>"$WORK/eval-parts.txt" 2>&1
+    "$PY" "$ROOT/tools/train/word_problem_parts.py" "$f" || true
+    "$PY" "$ROOT/tools/train/letter_count_parts.py" "$f" || true; } >>"$WORK/eval-parts.txt" 2>&1
 done
 cat "$WORK"/eval-*.txt | tee "$OUT/eval.txt"
 cp "$OUT/eval.txt" "$WORK/result/"

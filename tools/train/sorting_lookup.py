@@ -23,12 +23,10 @@ import os
 import random
 import sys
 
-import torch
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common as C  # noqa: E402
 import corpus  # noqa: E402
-from golden import load_shipped  # noqa: E402
+from golden import load_llada_for_probe  # noqa: E402
 from operand_source import fill  # noqa: E402
 
 
@@ -84,11 +82,7 @@ def main():
     ap.add_argument("--n", type=int, default=30, help="validation sorting rows")
     ap.add_argument("--seed", type=int, default=5)
     a = ap.parse_args()
-    torch.set_num_threads(1)
-    model, cfg = load_shipped(a.model)
-    if cfg["model_type"] != "llada":
-        sys.exit("sorting_lookup.py: probes an LLaDA-family MDLM (a shifted-logit or causal model reads "
-                 "its positions otherwise)")
+    model = load_llada_for_probe(a.model, "sorting_lookup.py")
     g = probe(model, a.n, a.seed)
     print(f"{a.model}: of {g['rows']} sorted lines, with the copy line written: {g['whole']} right whole, "
           f"{g['first_shown']} with each number's first digit shown, {g['two_shown']} with its first two "

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""tools/train/letter_compare.py hides the positions it means to: in every spelled letter-count
+form, the counts it finds are each word's count in order, and the letters it finds are the spelled
+letters (a word's own token, like the word "a", is never one), in the marked form with the asked
+letter in capitals exactly where the corpus puts it.
+
+  python3 tests/tools/letter_compare_test.py --source <checkout>
+
+Exits 77 (ctest: skipped) when no Python with PyTorch is found (see torch_reference_test.py).
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_reference_test import run_training_check  # noqa: E402
+
+CHECK = r'''
+import re, sys
+sys.path.insert(0, sys.argv[1])
+import common as C
+import letter_compare as lc
+
+sp = C.sp()
+for form in ("spelled", "echoed", "marked"):
+    rows = words_a = 0
+    for ch, prompt, resp in lc.letter_counts(3, form):
+        if rows == 300:
+            break
+        ids = prompt + resp
+        letters, counts = lc.positions(ids, len(prompt))
+        text = C.decode(resp)
+        parts = re.findall(r"(\w+): ((?:\w )*\w) \((\d+)\)", text.split("\n")[0])
+        assert [sp.id_to_piece(ids[k]) for k in counts] == [c for _, _, c in parts], (form, text)
+        spelled = [x for _, s, _ in parts for x in s.split(" ") if len(sp.encode(" " + x)) == 1]
+        assert [sp.id_to_piece(ids[k])[1] for k in letters] == spelled, (form, text, spelled)
+        words_a += sum(w == "a" for w, _, _ in parts)
+        rows += 1
+    assert words_a > 0, "no row with the word 'a': the word-before-its-spelling case went unchecked"
+print("ok: letter_compare.py hides each word's count and each spelled letter, in every spelled form")
+'''
+
+
+if __name__ == "__main__":
+    run_training_check(CHECK, "letter_compare.py's positions are not the corpus's")

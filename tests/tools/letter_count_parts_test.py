@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""tools/train/letter_count_parts.py checks a letter count's parts as a person would: the asked
+letter written back, the words and spellings copied, each word's count, the total and the answer."""
+import os
+import random
+import sys
+
+source = sys.argv[sys.argv.index("--source") + 1]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from predictions_tool_check import check_tool_command  # noqa: E402
+sys.path.insert(0, os.path.join(source, "tools", "train"))
+import letter_count_parts as lc  # noqa: E402
+
+ASK = 'How many times does the letter "g" appear in "soup away dog"?'
+rows = [
+    # all right, the marked form
+    {"family": "counting", "prompt": ASK, "correct": True,
+     "output": "Checking each word for the letter g: soup: s o u p (0), away: a w a y (0), dog: d o G (1).\n"
+               "Total: 0 + 0 + 1 = 1.\n#### 1"},
+    # the spelled form as tiny-mdlm writes it: copied and spelled, no comparison, a total not added
+    {"family": "counting", "prompt": ASK, "correct": True,
+     "output": 'Checking each word for "g": soup: s o u p (0), away: a w a y (0), dog: d o g (0).\n'
+               "Total: 0 + 0 + 0 = 1.\n#### 1"},
+    # the wrong letter written back, a word not in the question, a misspelling, a wrong capital
+    {"family": "counting", "prompt": 'Count the letter "o" in: "dog sun"', "correct": False,
+     "output": "Checking each word for the letter a: dog: d O g (1), sea: s u n (1).\nTotal: 1 + 1 = 2.\n#### 3"},
+    # a total line that is not a sum of terms (as a decode may write it) adds nothing
+    {"family": "counting", "prompt": ASK, "correct": False,
+     "output": 'Checking each word for "g": soup: s o u p (0).\nTotal: 00  0 = 0.\n#### 0'},
+    # a word count is not a letter count
+    {"family": "counting", "prompt": 'Count the words in: "Rises red jump."', "correct": True,
+     "output": "Counting the words: 1 Rises, 2 red, 3 jump.\nThe sentence has 3 words.\n#### 3"},
+    {"family": "addition", "prompt": "What is 1 + 2?", "correct": True, "output": "#### 3"},
+]
+c = lc.count(rows)
+expected = {"rows": 4, "correct": 2, "letter_written_right": 3, "words_copied": 2, "words": 9,
+            "spelled_right": 8, "letters": 32, "capitals": 2, "asked_letters": 3, "asked_capitalised": 2,
+            "word_counts_right": 7, "rows_counts_all_right": 2, "rows_total_adds_counts": 2,
+            "rows_answer_is_total": 2}
+assert c == expected, c
+
+# The parser reads exactly the forms the corpus writes: every reference response counts as all
+# right, in each spelled form, and the marked form capitalises exactly the asked letters.
+import corpus  # noqa: E402
+
+for form in ("spelled", "echoed", "marked"):
+    corpus.COUNTING_FORM = form
+    rng = random.Random(5)
+    reference = [corpus.make_example("counting", rng, "val") for _ in range(300)]
+    ref = lc.count([{"family": "counting", "prompt": e["prompt"], "correct": True, "output": e["response"]}
+                    for e in reference])
+    n = ref["rows"]
+    assert n > 100, (form, ref)
+    assert ref["letter_written_right"] == ref["words_copied"] == ref["rows_counts_all_right"] == n, (form, ref)
+    assert ref["rows_total_adds_counts"] == ref["rows_answer_is_total"] == n, (form, ref)
+    assert ref["spelled_right"] == ref["word_counts_right"] == ref["words"] > n, (form, ref)
+    marked = ref["asked_letters"] if form == "marked" else 0
+    assert ref["capitals"] == ref["asked_capitalised"] == marked, (form, ref)
+
+text = check_tool_command(source, "letter_count_parts", rows, expected, rows[-1])
+assert "letter counts 2/4 right; asked letter written back 3/4" in text, text
+print("ok")

@@ -1,0 +1,111 @@
+#!/usr/bin/python3
+"""Whether an MDLM compares letters at all: one position of a right letter count hidden, everything
+else written.
+
+  /usr/bin/python3 tools/train/letter_compare.py --model resources/models/tiny-mdlm [--form spelled] [--n 60]
+
+A decode that answers letter counts wrong may fail in the comparison (is this spelled letter the
+asked one?) or anywhere around it: reading the question, spelling, the order it reveals positions
+in. This takes validation letter counts written right in the model's form (`--form`, as
+train.py --counting-form) and hides a single position at a time, so nothing but that position is
+asked of the model:
+- a word's count (`dog: d o g (_)`), with its letters, the asked letter and the total line all
+  written (the count is also one of the total's terms); counts above 0 are reported apart, since
+  "0" is right for most words whatever the letters;
+- in the marked form, each spelled letter (`dog: d o _ (1)`): the asked letter must come back in
+  capitals, the others in lower case.
+A model that has learnt the comparison gets both nearly always; one that answers from priors gets
+the zero counts and the lower-case letters and little else.
+"""
+import argparse
+import os
+import random
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common as C  # noqa: E402
+import corpus  # noqa: E402
+from golden import load_llada_for_probe  # noqa: E402
+
+
+def positions(ids, start):
+    """(spelled-letter positions, count positions) of the first line of a letter count whose
+    response starts at `start`: a spelled letter is a one-letter piece after a space that is not a
+    word before its spelling (the word "a" in "a: A (1)"); x, y and z, and q, u and x in capitals,
+    are a space and the letter, two pieces, and are left out. A count is the digit after " (". The
+    letter written back at the head of the response ("for the letter g:") is not a spelled one."""
+    sp, nl = C.sp(), C.nl_id()
+    pieces = [sp.id_to_piece(t) for t in ids]
+    end = next(k for k in range(start, len(ids)) if ids[k] == nl)
+    head = next(k for k in range(start, end) if pieces[k].endswith(":"))  # the colon after the asked letter
+    letters, counts = [], []
+    for k in range(head + 1, end):
+        p = pieces[k]
+        if len(p) == 2 and p[0] == "\u2581" and p[1].isalpha() and pieces[k + 1] != ":":
+            letters.append(k)
+        elif p.isdigit() and pieces[k - 1] == "\u2581(":
+            counts.append(k)
+    return letters, counts
+
+
+def letter_counts(seed, form):
+    """The seed's validation letter counts in `form`, endlessly: (asked letter, prompt ids, response ids)."""
+    corpus.COUNTING_FORM = form
+    rng = random.Random(seed)
+    while True:
+        ex = corpus.make_example("counting", rng, "val")
+        if ex["response"].startswith("Checking each word for "):
+            ch = ex["prompt"].split('"')[1]
+            yield ch, C.encode_prompt(ex["prompt"]), C.encode_response(ex["response"])
+
+
+def probe(model, n, seed, form):
+    got = {"rows": 0, "counts": 0, "counts_right": 0, "nonzero": 0, "nonzero_right": 0,
+           "asked": 0, "asked_right": 0, "other": 0, "other_right": 0}
+    sp = C.sp()
+    with torch.no_grad():
+        for ch, prompt, resp in letter_counts(seed, form):
+            if got["rows"] >= n:
+                break
+            ids = prompt + resp
+            letters, counts = positions(ids, len(prompt))
+            for k in counts + (letters if form == "marked" else []):
+                x = torch.tensor([ids])
+                x[0, k] = C.MASK
+                right = int(model(x)[0, k].argmax()) == ids[k]
+                if k in counts:
+                    nonzero = sp.id_to_piece(ids[k]) != "0"
+                    got["counts"] += 1
+                    got["counts_right"] += right
+                    got["nonzero"] += nonzero
+                    got["nonzero_right"] += nonzero and right
+                else:
+                    key = "asked" if sp.id_to_piece(ids[k])[1].lower() == ch else "other"
+                    got[key] += 1
+                    got[key + "_right"] += right
+            got["rows"] += 1
+    return got
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default=os.path.join(C.ROOT, "resources/models/tiny-mdlm"))
+    ap.add_argument("--form", default="spelled", choices=["spelled", "echoed", "marked"],
+                    help="the model's letter-count form (train.py --counting-form)")
+    ap.add_argument("--n", type=int, default=60, help="validation letter counts")
+    ap.add_argument("--seed", type=int, default=9)
+    a = ap.parse_args()
+    model = load_llada_for_probe(a.model, "letter_compare.py")
+    g = probe(model, a.n, a.seed, a.form)
+    line = (f"{a.model} ({a.form}): of {g['rows']} letter counts, one position hidden: word counts "
+            f"{g['counts_right']}/{g['counts']} right, those above 0 {g['nonzero_right']}/{g['nonzero']}")
+    if a.form == "marked":
+        line += (f"; asked letters in capitals {g['asked_right']}/{g['asked']}, other letters in lower case "
+                 f"{g['other_right']}/{g['other']}")
+    print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""Where letter counts go wrong, part by part, from `dlmscope-cli eval --predictions FILE`.
+
+A letter count in a spelled form (train.py --counting-form spelled|echoed|marked) writes the asked
+letter, then each word of the question with its letters and its count of the asked one
+(`dog: d o G (1)`), then a total (`Total: 0 + 1 = 1.`) and the answer. Exact match on the answer
+says only that something broke; this counts, over the letter-count rows of a predictions file,
+whether the asked letter was written back, whether the words and their spellings were copied,
+whether each word's count is its count of the asked letter (the comparison), and whether the total
+adds the words' counts and the answer is the total (the arithmetic after it). In the marked form a
+spelled letter is in capitals exactly when it is the asked one; the capitals are counted in any
+form.
+
+  dlmscope-cli eval --model resources/models/tiny-mdlm --split test --predictions out/pred.jsonl
+  /usr/bin/python3 tools/train/letter_count_parts.py out/pred.jsonl [--json]
+"""
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import predictions  # noqa: E402
+
+QUOTED = re.compile(r'"([^"]*)"')
+HEAD = re.compile(r'Checking each word for (?:"(.)"|the letter (.)):')
+PART = re.compile(r"(\w+): ((?:\w )*\w) \((\d+)\)")
+TOTAL = re.compile(r"Total: ((?:\d+ \+ )*\d+) = (\d+)\.")  # a malformed total line adds nothing
+ANSWER = re.compile(r"#### (\d+)")
+
+
+def question(prompt):
+    """(asked letter, the question's words) of a letter-count prompt, or None for a word count."""
+    quoted = QUOTED.findall(prompt)
+    letters = [q for q in quoted if len(q) == 1]
+    texts = [q for q in quoted if len(q) != 1]
+    if not letters or not texts:
+        return None
+    return letters[0], texts[0].rstrip(".").split(" ")
+
+
+def count(rows):
+    c = {"rows": 0, "correct": 0, "letter_written_right": 0, "words_copied": 0, "words": 0,
+         "spelled_right": 0, "letters": 0, "capitals": 0, "asked_letters": 0,
+         "asked_capitalised": 0, "word_counts_right": 0, "rows_counts_all_right": 0,
+         "rows_total_adds_counts": 0, "rows_answer_is_total": 0}
+    for r in rows:
+        if r.get("family") != "counting":
+            continue
+        q = question(r.get("prompt", ""))
+        if q is None:
+            continue
+        ch, words = q
+        out = r.get("output", "")
+        c["rows"] += 1
+        c["correct"] += bool(r.get("correct"))
+        head = HEAD.search(out)
+        c["letter_written_right"] += bool(head) and (head.group(1) or head.group(2)) == ch
+        parts = PART.findall(out)
+        c["words_copied"] += [w for w, _, _ in parts] == words
+        counts = []
+        all_right = bool(parts)
+        for word, spelled, k in parts:
+            letters = spelled.split(" ")
+            c["words"] += 1
+            c["spelled_right"] += [x.lower() for x in letters] == list(word)
+            for x in letters:
+                c["letters"] += 1
+                asked = x.lower() == ch
+                c["asked_letters"] += asked
+                c["capitals"] += x.isupper()
+                c["asked_capitalised"] += asked and x.isupper()
+            right = int(k) == word.count(ch)
+            c["word_counts_right"] += right
+            all_right = all_right and right
+            counts.append(int(k))
+        c["rows_counts_all_right"] += all_right
+        total = TOTAL.search(out)
+        answer = ANSWER.search(out)
+        if total:
+            terms = [int(t) for t in total.group(1).split(" + ")]
+            c["rows_total_adds_counts"] += terms == counts and sum(terms) == int(total.group(2))
+            c["rows_answer_is_total"] += bool(answer) and int(answer.group(1)) == int(total.group(2))
+    return c
+
+
+def main():
+    c = predictions.counting_tool(__doc__, "letter_count_parts", count, lambda c: c["rows"], "letter-count")
+    if c is None:
+        return
+    print(f"letter counts {c['correct']}/{c['rows']} right; asked letter written back "
+          f"{c['letter_written_right']}/{c['rows']}; the question's words copied {c['words_copied']}/{c['rows']}; "
+          f"words spelled right {c['spelled_right']}/{c['words']}; word counts right "
+          f"{c['word_counts_right']}/{c['words']} (rows with every count right {c['rows_counts_all_right']}); "
+          f"capitals {c['capitals']}, of them on the asked letter {c['asked_capitalised']} "
+          f"(of {c['asked_letters']} asked letters spelled); "
+          f"totals that add the counts {c['rows_total_adds_counts']}/{c['rows']}; "
+          f"answers that are the total {c['rows_answer_is_total']}/{c['rows']}")
+
+
+if __name__ == "__main__":
+    main()
