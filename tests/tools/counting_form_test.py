@@ -65,6 +65,15 @@ with tempfile.TemporaryDirectory() as out:
     assert r.returncode == 2 and "--counting-form is spelled, echoed or marked, not 'capitals'" in r.stderr, \
         (r.returncode, r.stderr)
     assert os.listdir(out) == [], os.listdir(out)
+    # A new form on one model only is said (the guider would judge letter counts in another form
+    # than the draft's); a misspelt mixture family then stops the run before it starts.
+    r = subprocess.run(["bash", os.path.join(source, "tools", "train", "gpu_train.sh"), out, "--counting-form", "marked",
+                        "--ar-minutes", "0", "--mixture", "countin=1"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "warning: --counting-form marked trains one model only" in r.stderr, \
+        (r.returncode, r.stderr)
+    r = subprocess.run(["bash", os.path.join(source, "tools", "train", "gpu_train.sh"), out, "--counting-form", "marked",
+                        "--mixture", "countin=1"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "warning" not in r.stderr, (r.returncode, r.stderr)
 
 try:
     import common  # sentencepiece: the canvas check tokenizes
