@@ -13,7 +13,8 @@ asked of the model:
   written (the count is also one of the total's terms); counts above 0 are reported apart, since
   "0" is right for most words whatever the letters;
 - in the marked form, each spelled letter (`dog: d o _ (1)`): the asked letter must come back in
-  capitals, the others in lower case.
+  capitals, the others in lower case; the capital's mean probability on the asked letters shows
+  a comparison that is growing before it wins the argmax.
 A model that has learnt the comparison gets both nearly always; one that answers from priors gets
 the zero counts and the lower-case letters and little else.
 """
@@ -63,7 +64,7 @@ def letter_counts(seed, form):
 
 def probe(model, n, seed, form):
     got = {"rows": 0, "counts": 0, "counts_right": 0, "nonzero": 0, "nonzero_right": 0,
-           "asked": 0, "asked_right": 0, "other": 0, "other_right": 0}
+           "asked": 0, "asked_right": 0, "asked_p": 0.0, "other": 0, "other_right": 0}
     sp = C.sp()
     with torch.no_grad():
         for ch, prompt, resp in letter_counts(seed, form):
@@ -74,7 +75,8 @@ def probe(model, n, seed, form):
             for k in counts + (letters if form == "marked" else []):
                 x = torch.tensor([ids])
                 x[0, k] = C.MASK
-                right = int(model(x)[0, k].argmax()) == ids[k]
+                logits = model(x)[0, k].float()
+                right = int(logits.argmax()) == ids[k]
                 if k in counts:
                     nonzero = sp.id_to_piece(ids[k]) != "0"
                     got["counts"] += 1
@@ -85,6 +87,8 @@ def probe(model, n, seed, form):
                     key = "asked" if sp.id_to_piece(ids[k])[1].lower() == ch else "other"
                     got[key] += 1
                     got[key + "_right"] += right
+                    if key == "asked":  # below the argmax: is the capital gaining at all?
+                        got["asked_p"] += float(torch.softmax(logits, -1)[ids[k]])
             got["rows"] += 1
     return got
 
@@ -102,7 +106,8 @@ def main():
     line = (f"{a.model} ({a.form}): of {g['rows']} letter counts, one position hidden: word counts "
             f"{g['counts_right']}/{g['counts']} right, those above 0 {g['nonzero_right']}/{g['nonzero']}")
     if a.form == "marked":
-        line += (f"; asked letters in capitals {g['asked_right']}/{g['asked']}, other letters in lower case "
+        line += (f"; asked letters in capitals {g['asked_right']}/{g['asked']} (mean probability of the "
+                 f"capital {g['asked_p'] / max(1, g['asked']):.3f}), other letters in lower case "
                  f"{g['other_right']}/{g['other']}")
     print(line)
 
