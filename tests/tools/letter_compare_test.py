@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""tools/train/letter_compare.py hides the positions it means to: in every spelled letter-count
-form, the counts it finds are each word's count in order, and the letters it finds are the spelled
+"""tools/train/letter_compare.py hides the positions it means to and knows which letter was asked:
+in every spelled letter-count form, the asked letter is the one the response checks for, the counts it finds are each word's count in order, and the letters it finds are the spelled
 letters (a word's own token, like the word "a", is never one), in the marked form with the asked
 letter in capitals exactly where the corpus puts it.
 
@@ -29,6 +29,8 @@ for form in ("spelled", "echoed", "marked"):
         ids = prompt + resp
         letters, counts = lc.positions(ids, len(prompt))
         text = C.decode(resp)
+        # the asked letter is the one the response checks for, in every wording (some quote it last)
+        assert re.match(r'Checking each word for (?:"' + ch + '"|the letter ' + ch + '):', text), (form, ch, text)
         parts = re.findall(r"(\w+): ((?:\w )*\w) \((\d+)\)", text.split("\n")[0])
         assert [sp.id_to_piece(ids[k]) for k in counts] == [c for _, _, c in parts], (form, text)
         spelled = [x for _, s, _ in parts for x in s.split(" ") if len(sp.encode(" " + x)) == 1]

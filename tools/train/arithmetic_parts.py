@@ -61,16 +61,15 @@ def count(rows):
     return out
 
 
+def describe(c):
+    return "\n".join(f"{family}: {f['correct']}/{f['rows']} right; lines {f['lines']}; operands read right "
+                     f"{f['read_right']}; operator right {f['operator_right']}; the line's own arithmetic right "
+                     f"{f['computed_right']}; all three right {f['line_right']}"
+                     for family, f in ((family, c[family]) for family in FAMILIES if family in c))
+
+
 def main():
-    c = predictions.counting_tool(__doc__, "arithmetic_parts", count, bool, ", ".join(FAMILIES))
-    if c is None:
-        return
-    for family in FAMILIES:
-        if family in c:
-            f = c[family]
-            print(f"{family}: {f['correct']}/{f['rows']} right; lines {f['lines']}; operands read right "
-                  f"{f['read_right']}; operator right {f['operator_right']}; the line's own arithmetic right "
-                  f"{f['computed_right']}; all three right {f['line_right']}")
+    predictions.counting_tool(__doc__, "arithmetic_parts", count, bool, ", ".join(FAMILIES), describe)
 
 
 if __name__ == "__main__":

@@ -237,12 +237,14 @@ for m in $TRAINED_MODELS; do
   timeout 100 "$PY" "$ROOT/tools/train/copy_probe.py" --model "$MODELS/$m" >"$WORK/eval-$m-copy.txt" 2>&1 ||
     echo "!! copy probe of $m did not finish" >>"$WORK/eval-$m-copy.txt" &
 done
-# Sorting's lookup (docs/models.md): an LLaDA-family MDLM only (the probe reads unshifted logits).
-[ "$TRAIN_MDLM" = 1 ] && [ "$MDLM_KIND" = mdlm ] && { timeout 150 "$PY" "$ROOT/tools/train/sorting_lookup.py" --model "$MODELS/$MDLM_NAME" --n 20 \
-  >"$WORK/eval-$MDLM_NAME-sort.txt" 2>&1 || echo "!! sorting lookup of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-sort.txt"; } &
-# Whether it compares letters at all, one position of a right letter count hidden (docs/models.md).
-[ "$TRAIN_MDLM" = 1 ] && [ "$MDLM_KIND" = mdlm ] && { timeout 150 "$PY" "$ROOT/tools/train/letter_compare.py" --model "$MODELS/$MDLM_NAME" \
-  --form "$COUNTING_FORM" >"$WORK/eval-$MDLM_NAME-letters.txt" 2>&1 || echo "!! letter comparison of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-letters.txt"; } &
+# Sorting's lookup and whether it compares letters at all (docs/models.md): an LLaDA-family MDLM
+# only (the probes read unshifted logits).
+if [ "$TRAIN_MDLM" = 1 ] && [ "$MDLM_KIND" = mdlm ]; then
+  { timeout 150 "$PY" "$ROOT/tools/train/sorting_lookup.py" --model "$MODELS/$MDLM_NAME" --n 20 >"$WORK/eval-$MDLM_NAME-sort.txt" 2>&1 ||
+    echo "!! sorting lookup of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-sort.txt"; } &
+  { timeout 150 "$PY" "$ROOT/tools/train/letter_compare.py" --model "$MODELS/$MDLM_NAME" --form "$COUNTING_FORM" \
+    >"$WORK/eval-$MDLM_NAME-letters.txt" 2>&1 || echo "!! letter comparison of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-letters.txt"; } &
+fi
 wait
 # Where each model's arithmetic and word problems go wrong, part by part (docs/models.md, "Where
 # held-out arithmetic breaks"): reading a wording against computing the worked line.

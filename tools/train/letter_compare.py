@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common as C  # noqa: E402
 import corpus  # noqa: E402
 from golden import load_llada_for_probe  # noqa: E402
+from letter_count_parts import question  # noqa: E402
 
 
 def positions(ids, start):
@@ -58,7 +59,7 @@ def letter_counts(seed, form):
     while True:
         ex = corpus.make_example("counting", rng, "val")
         if ex["response"].startswith("Checking each word for "):
-            ch = ex["prompt"].split('"')[1]
+            ch, _ = question(ex["prompt"])  # the one-letter quote, wherever the wording puts it
             yield ch, C.encode_prompt(ex["prompt"]), C.encode_response(ex["response"])
 
 

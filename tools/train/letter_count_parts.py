@@ -83,18 +83,19 @@ def count(rows):
     return c
 
 
+def describe(c):
+    return (f"letter counts {c['correct']}/{c['rows']} right; asked letter written back "
+            f"{c['letter_written_right']}/{c['rows']}; the question's words copied {c['words_copied']}/{c['rows']}; "
+            f"words spelled right {c['spelled_right']}/{c['words']}; word counts right "
+            f"{c['word_counts_right']}/{c['words']} (rows with every count right {c['rows_counts_all_right']}); "
+            f"capitals {c['capitals']}, of them on the asked letter {c['asked_capitalised']} "
+            f"(of {c['asked_letters']} asked letters spelled); "
+            f"totals that add the counts {c['rows_total_adds_counts']}/{c['rows']}; "
+            f"answers that are the total {c['rows_answer_is_total']}/{c['rows']}")
+
+
 def main():
-    c = predictions.counting_tool(__doc__, "letter_count_parts", count, lambda c: c["rows"], "letter-count")
-    if c is None:
-        return
-    print(f"letter counts {c['correct']}/{c['rows']} right; asked letter written back "
-          f"{c['letter_written_right']}/{c['rows']}; the question's words copied {c['words_copied']}/{c['rows']}; "
-          f"words spelled right {c['spelled_right']}/{c['words']}; word counts right "
-          f"{c['word_counts_right']}/{c['words']} (rows with every count right {c['rows_counts_all_right']}); "
-          f"capitals {c['capitals']}, of them on the asked letter {c['asked_capitalised']} "
-          f"(of {c['asked_letters']} asked letters spelled); "
-          f"totals that add the counts {c['rows_total_adds_counts']}/{c['rows']}; "
-          f"answers that are the total {c['rows_answer_is_total']}/{c['rows']}")
+    predictions.counting_tool(__doc__, "letter_count_parts", count, lambda c: c["rows"], "letter-count", describe)
 
 
 if __name__ == "__main__":

@@ -14,10 +14,10 @@ def load(path, tool):
         sys.exit(f"{tool}: cannot read {path}: {e}")
 
 
-def counting_tool(doc, tool, count, has_rows, what):
+def counting_tool(doc, tool, count, has_rows, what, describe):
     """The command line of a tool that counts a predictions file (`PREDICTIONS [--json]`): the
-    counts, printed as one JSON object with --json (then None is returned), or returned for the
-    tool to describe. Exits when the file has none of the rows the tool reads (`what`)."""
+    counts, printed as one JSON object with --json, or as the text `describe(counts)` writes.
+    Exits when the file has none of the rows the tool reads (`what`)."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("predictions", help="the jsonl file `dlmscope-cli eval --predictions` (or eval_py.py) wrote")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
@@ -25,7 +25,4 @@ def counting_tool(doc, tool, count, has_rows, what):
     c = count(load(a.predictions, tool))
     if not has_rows(c):
         sys.exit(f"{tool}: {a.predictions} has no {what} rows")
-    if a.json:
-        print(json.dumps(c))
-        return None
-    return c
+    print(json.dumps(c) if a.json else describe(c))

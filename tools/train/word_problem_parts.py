@@ -58,13 +58,14 @@ def count(rows):
     return c
 
 
+def describe(c):
+    return (f"word problems {c['correct']}/{c['rows']} right; products {c['products_right']}/{c['products']} right; "
+            f"sums {c['sums_right']}/{c['sums']} right; rows whose sums take the right operands "
+            f"{c['rows_wired_right']}/{c['rows_with_sums']}")
+
+
 def main():
-    c = predictions.counting_tool(__doc__, "word_problem_parts", count, lambda c: c["rows"], "word_problem")
-    if c is None:
-        return
-    print(f"word problems {c['correct']}/{c['rows']} right; products {c['products_right']}/{c['products']} right; "
-          f"sums {c['sums_right']}/{c['sums']} right; rows whose sums take the right operands "
-          f"{c['rows_wired_right']}/{c['rows_with_sums']}")
+    predictions.counting_tool(__doc__, "word_problem_parts", count, lambda c: c["rows"], "word_problem", describe)
 
 
 if __name__ == "__main__":
