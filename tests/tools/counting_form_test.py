@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""tools/train/corpus.py's spelled counting forms (spelled, echoed, marked): every word is followed by
-exactly its letters (in the marked form the asked letter in capitals, every other letter in lower
-case) and their count of the asked letter, the echoed forms write the asked letter as a spelled one,
+"""tools/train/corpus.py's spelled counting forms (spelled, echoed, marked, starred): every word is
+followed by exactly its letters (in the marked form the asked letter in capitals, every other letter
+in lower case; in the starred form a star after the asked letter and after no other) and their
+count of the asked letter, the echoed forms write the asked letter as a spelled one,
 the total adds those counts, the answer is the true count, and the longest response fits the
 family's canvas (corpus.GEN_LENGTH)."""
 import os
@@ -13,8 +14,8 @@ source = sys.argv[sys.argv.index("--source") + 1]
 sys.path.insert(0, os.path.join(source, "tools", "train"))
 import corpus  # noqa: E402
 
-part = re.compile(r"(\w+): ((?:\w )*\w) \((\d+)\)")
-heads = {"spelled": r'"(.)"', "echoed": r"the letter (.)", "marked": r"the letter (.)"}
+part = re.compile(r"(\w+): ((?:\w\*? )*\w\*?) \((\d+)\)")
+heads = {"spelled": r'"(.)"', "echoed": r"the letter (.)", "marked": r"the letter (.)", "starred": r"the letter (.)"}
 responses = []
 for form, head in heads.items():
     corpus.COUNTING_FORM = form
@@ -37,6 +38,8 @@ for form, head in heads.items():
             letters = spelled.split(" ")
             if form == "marked":
                 assert letters == [c.upper() if c == ch else c for c in word], (word, ch, spelled)
+            elif form == "starred":
+                assert letters == [c + "*" if c == ch else c for c in word], (word, ch, spelled)
             else:
                 assert letters == list(word), (word, spelled)
             assert int(count) == word.count(ch), (word, ch, count)
@@ -53,7 +56,7 @@ def draw(form):
     return [(e["prompt"], e["answer"]) for e in (corpus.make_example("counting", r, "train") for _ in range(200))]
 
 
-assert draw("words") == draw("spelled") == draw("echoed") == draw("marked")
+assert draw("words") == draw("spelled") == draw("echoed") == draw("marked") == draw("starred")
 
 # gpu_train.sh passes the form to both runs and refuses an unknown one before it writes anything.
 import subprocess  # noqa: E402
@@ -62,7 +65,7 @@ import tempfile  # noqa: E402
 with tempfile.TemporaryDirectory() as out:
     r = subprocess.run(["bash", os.path.join(source, "tools", "train", "gpu_train.sh"), out, "--counting-form", "capitals"],
                        capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and "--counting-form is spelled, echoed or marked, not 'capitals'" in r.stderr, \
+    assert r.returncode == 2 and "--counting-form is spelled, echoed, marked or starred, not 'capitals'" in r.stderr, \
         (r.returncode, r.stderr)
     assert os.listdir(out) == [], os.listdir(out)
     # A new form on one model only is said (the guider would judge letter counts in another form

@@ -2,7 +2,9 @@
 """tools/train/letter_compare.py hides the positions it means to and knows which letter was asked:
 in every spelled letter-count form, the asked letter is the one the response checks for, the counts it finds are each word's count in order, and the letters it finds are the spelled
 letters (a word's own token, like the word "a", is never one), in the marked form with the asked
-letter in capitals exactly where the corpus puts it.
+letter in capitals exactly where the corpus puts it, in the starred form followed by a star exactly
+there; a star's slot is hidden with everything after it to the end of the canvas (with the
+rest written, a complete spelling before it would give the star away).
 
   python3 tests/tools/letter_compare_test.py --source <checkout>
 
@@ -21,7 +23,8 @@ import common as C
 import letter_compare as lc
 
 sp = C.sp()
-for form in ("spelled", "echoed", "marked"):
+star = sp.piece_to_id("*")
+for form in ("spelled", "echoed", "marked", "starred"):
     rows = words_a = 0
     for ch, prompt, resp in lc.letter_counts(3, form):
         if rows == 300:
@@ -31,10 +34,23 @@ for form in ("spelled", "echoed", "marked"):
         text = C.decode(resp)
         # the asked letter is the one the response checks for, in every wording (some quote it last)
         assert re.match(r'Checking each word for (?:"' + ch + '"|the letter ' + ch + '):', text), (form, ch, text)
-        parts = re.findall(r"(\w+): ((?:\w )*\w) \((\d+)\)", text.split("\n")[0])
+        parts = re.findall(r"(\w+): ((?:\w\*? )*\w\*?) \((\d+)\)", text.split("\n")[0])
         assert [sp.id_to_piece(ids[k]) for k in counts] == [c for _, _, c in parts], (form, text)
-        spelled = [x for _, s, _ in parts for x in s.split(" ") if len(sp.encode(" " + x)) == 1]
-        assert [sp.id_to_piece(ids[k])[1] for k in letters] == spelled, (form, text, spelled)
+        spelled = [x for _, s, _ in parts for x in s.split(" ") if len(sp.encode(" " + x.rstrip("*"))) == 1]
+        assert [sp.id_to_piece(ids[k])[1] for k in letters] == [x[0] for x in spelled], (form, text, spelled)
+        # the position letter_compare.py hides for a star is a star exactly after the asked letters
+        if form == "starred":
+            assert [ids[k + 1] == star for k in letters] == [x.endswith("*") for x in spelled], (form, text)
+            assert [x.endswith("*") for x in spelled] == [x[0] == ch for x in spelled], (form, text)
+            # a star's slot is hidden with everything after it, on the whole canvas: with the rest
+            # written, a complete spelling before the slot would say that only a star fits there
+            for k in letters:
+                x = lc.hidden(ids, len(prompt), k + 1, True)
+                assert len(x) == len(prompt) + 96 and x[:k + 1] == ids[:k + 1], (form, text)
+                assert set(x[k + 1:]) == {C.MASK}, (form, text)
+        for k in counts:  # a count is hidden alone
+            x = lc.hidden(ids, len(prompt), k, False)
+            assert x[k] == C.MASK and x[:k] == ids[:k] and x[k + 1:] == ids[k + 1:], (form, text)
         words_a += sum(w == "a" for w, _, _ in parts)
         rows += 1
     assert words_a > 0, "no row with the word 'a': the word-before-its-spelling case went unchecked"

@@ -21,6 +21,9 @@ rows = [
     {"family": "counting", "prompt": ASK, "correct": True,
      "output": 'Checking each word for "g": soup: s o u p (0), away: a w a y (0), dog: d o g (0).\n'
                "Total: 0 + 0 + 0 = 1.\n#### 1"},
+    # the starred form, all right
+    {"family": "counting", "prompt": 'Count the letter "g" in: "egg sun"', "correct": True,
+     "output": "Checking each word for the letter g: egg: e g* g* (2), sun: s u n (0).\nTotal: 2 + 0 = 2.\n#### 2"},
     # the wrong letter written back, a word not in the question, a misspelling, a wrong capital
     {"family": "counting", "prompt": 'Count the letter "o" in: "dog sun"', "correct": False,
      "output": "Checking each word for the letter a: dog: d O g (1), sea: s u n (1).\nTotal: 1 + 1 = 2.\n#### 3"},
@@ -33,17 +36,17 @@ rows = [
     {"family": "addition", "prompt": "What is 1 + 2?", "correct": True, "output": "#### 3"},
 ]
 c = lc.count(rows)
-expected = {"rows": 4, "correct": 2, "letter_written_right": 3, "words_copied": 2, "words": 9,
-            "spelled_right": 8, "letters": 32, "capitals": 2, "asked_letters": 3, "asked_capitalised": 2,
-            "word_counts_right": 7, "rows_counts_all_right": 2, "rows_total_adds_counts": 2,
-            "rows_answer_is_total": 2}
+expected = {"rows": 5, "correct": 3, "letter_written_right": 4, "words_copied": 3, "words": 11,
+            "spelled_right": 10, "letters": 38, "marks": 4, "asked_letters": 5, "asked_marked": 4,
+            "word_counts_right": 9, "rows_counts_all_right": 3, "rows_total_adds_counts": 3,
+            "rows_answer_is_total": 3}
 assert c == expected, c
 
 # The parser reads exactly the forms the corpus writes: every reference response counts as all
-# right, in each spelled form, and the marked form capitalises exactly the asked letters.
+# right, in each spelled form, and the marked and starred forms mark exactly the asked letters.
 import corpus  # noqa: E402
 
-for form in ("spelled", "echoed", "marked"):
+for form in ("spelled", "echoed", "marked", "starred"):
     corpus.COUNTING_FORM = form
     rng = random.Random(5)
     reference = [corpus.make_example("counting", rng, "val") for _ in range(300)]
@@ -54,9 +57,9 @@ for form in ("spelled", "echoed", "marked"):
     assert ref["letter_written_right"] == ref["words_copied"] == ref["rows_counts_all_right"] == n, (form, ref)
     assert ref["rows_total_adds_counts"] == ref["rows_answer_is_total"] == n, (form, ref)
     assert ref["spelled_right"] == ref["word_counts_right"] == ref["words"] > n, (form, ref)
-    marked = ref["asked_letters"] if form == "marked" else 0
-    assert ref["capitals"] == ref["asked_capitalised"] == marked, (form, ref)
+    marked = ref["asked_letters"] if form in ("marked", "starred") else 0
+    assert ref["marks"] == ref["asked_marked"] == marked, (form, ref)
 
 text = check_tool_command(source, "letter_count_parts", rows, expected, rows[-1])
-assert "letter counts 2/4 right; asked letter written back 3/4" in text, text
+assert "letter counts 3/5 right; asked letter written back 4/5" in text, text
 print("ok")

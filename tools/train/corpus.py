@@ -209,7 +209,13 @@ SORTING_FORM = "plain"
 # ("dog: d o G (1)"): the comparison becomes a token of its own at every letter, trained directly,
 # and the word's count counts the capitals before it. (U and Q are two tokens in capitals, one in
 # lower case, so a marked u or q lengthens the line by one.)
+# "starred": the echoed form with a star after each spelled letter that is the asked one
+# ("dog: d o g* (1)"): the comparison gets a token of its own as in the marked form, but the letter
+# it compares is the one already written before it, so the star needs no spelling recalled at its
+# own position, only two tokens compared (the letter before it and the one echoed at the head).
 COUNTING_FORM = "words"
+# The spelled forms, each with how it writes an asked letter.
+SPELLED_MARKS = {"spelled": str, "echoed": str, "marked": str.upper, "starred": lambda c: c + "*"}
 
 
 def aligned(x, width):
@@ -485,15 +491,14 @@ def cnt_render(p, rng):
         return f"Counting the words: {enum}.\nThe sentence has {n} words.\n#### {n}", str(n)
     ch = p["ch"]
     ws = p["sent"].split(" ")
-    if COUNTING_FORM == "marked":
-        parts = [f"{w}: {' '.join(c.upper() if c == ch else c for c in w)} ({w.count(ch)})" for w in ws]
-    elif COUNTING_FORM in ("spelled", "echoed"):
-        parts = [f"{w}: {' '.join(w)} ({w.count(ch)})" for w in ws]
+    if COUNTING_FORM in SPELLED_MARKS:
+        mark = SPELLED_MARKS[COUNTING_FORM]  # how a spelled letter that is the asked one is written
+        parts = [f"{w}: {' '.join(mark(c) if c == ch else c for c in w)} ({w.count(ch)})" for w in ws]
     else:
         parts = [f"{w} ({w.count(ch)})" for w in ws]
     n = sum(w.count(ch) for w in ws)
     expr = " + ".join(str(w.count(ch)) for w in ws)
-    head = f"the letter {ch}" if COUNTING_FORM in ("echoed", "marked") else f"\"{ch}\""
+    head = f"the letter {ch}" if COUNTING_FORM in ("echoed", "marked", "starred") else f"\"{ch}\""
     return (f"Checking each word for {head}: {', '.join(parts)}.\nTotal: {expr} = {n}.\n#### {n}"), str(n)
 
 

@@ -8,7 +8,7 @@
 #                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--ar-lr 1e-3] [--mdlm-t-power 0.5]
 #                                         [--mdlm-from-ar | --mdlm-dream] [--mixture FAMILY=W,...]
 #                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
-#                                         [--sorting-form columns|ranked] [--counting-form spelled|echoed|marked]
+#                                         [--sorting-form columns|ranked] [--counting-form spelled|echoed|marked|starred]
 #                                         [--mdlm-digit-suffix 0.3]
 #                                         [--mdlm-suffix-mask 0.7] [--mdlm-decode-order-mask 0]
 #
@@ -65,7 +65,7 @@ MDLM_FROM_AR=0
 MDLM_KIND=mdlm   # mdlm: tiny-mdlm (LLaDA family); dream: tiny-dream (Dream family)
 MIXTURE=""
 SORTING_FORM=columns  # ranked: each copied number labelled with its place (docs/models.md §4)
-COUNTING_FORM=spelled  # echoed / marked: the asked letter written back, matches in capitals (§4)
+COUNTING_FORM=spelled  # echoed / marked / starred: the asked letter written back, matches in capitals / starred (§4)
 MDLM_DIGIT_SUFFIX=0   # train.py --digit-suffix: the end of a decode, only digits hidden after the cut (§5)
 MDLM_SUFFIX_MASK=0.7  # train.py --suffix-mask: the share of sequences masked from a random cut on (§5)
 MDLM_DECODE_ORDER=0   # train.py --decode-order-mask: the share masked in the model's own decode order (§5)
@@ -111,7 +111,7 @@ if awk -v m="$MDLM_MIN" -v a="$AR_MIN" 'BEGIN { exit !(m == m + 0 && a == a + 0 
   exit 2
 fi
 case "$SORTING_FORM" in columns|ranked) ;; *) echo "gpu_train.sh: --sorting-form is columns or ranked, not '$SORTING_FORM'" >&2; exit 2 ;; esac
-case "$COUNTING_FORM" in spelled|echoed|marked) ;; *) echo "gpu_train.sh: --counting-form is spelled, echoed or marked, not '$COUNTING_FORM'" >&2; exit 2 ;; esac
+case "$COUNTING_FORM" in spelled|echoed|marked|starred) ;; *) echo "gpu_train.sh: --counting-form is spelled, echoed, marked or starred, not '$COUNTING_FORM'" >&2; exit 2 ;; esac
 PY="${PYTHON:-python3}"
 
 # The embedded models' mixture and response forms (docs/models.md §4): the multiplication family

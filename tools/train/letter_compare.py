@@ -14,7 +14,12 @@ asked of the model:
   "0" is right for most words whatever the letters;
 - in the marked form, each spelled letter (`dog: d o _ (1)`): the asked letter must come back in
   capitals, the others in lower case; the capital's mean probability on the asked letters shows
-  a comparison that is growing before it wins the argmax.
+  a comparison that is growing before it wins the argmax;
+- in the starred form, the position after each spelled letter with everything after it hidden
+  too, to the end of the family's canvas (`dog: d o g_ ___`): a star after the asked letter, none
+  after the others (the star's mean probability, as the capital's). A star lengthens the line, so
+  with the rest written the hidden slot would give itself away: "d o g _ (1)" has room for one
+  more token after a complete spelling, and only a star fits.
 A model that has learnt the comparison gets both nearly always; one that answers from priors gets
 the zero counts and the lower-case letters and little else.
 """
@@ -52,6 +57,16 @@ def positions(ids, start):
     return letters, counts
 
 
+def hidden(ids, prompt_length, k, star_slot):
+    """The model's input with position k masked; for a star's slot, everything after it as well, on
+    the family's whole canvas (the padding a decode has), so no later position shows how long the
+    line is."""
+    if not star_slot:
+        return ids[:k] + [C.MASK] + ids[k + 1:]
+    canvas = prompt_length + corpus.GEN_LENGTH["counting"]
+    return ids[:k] + [C.MASK] * (canvas - k)
+
+
 def letter_counts(seed, form):
     """The seed's validation letter counts in `form`, endlessly: (asked letter, prompt ids, response ids)."""
     corpus.COUNTING_FORM = form
@@ -67,17 +82,23 @@ def probe(model, n, seed, form):
     got = {"rows": 0, "counts": 0, "counts_right": 0, "nonzero": 0, "nonzero_right": 0,
            "asked": 0, "asked_right": 0, "asked_p": 0.0, "other": 0, "other_right": 0}
     sp = C.sp()
+    star = sp.piece_to_id("*")
     with torch.no_grad():
         for ch, prompt, resp in letter_counts(seed, form):
             if got["rows"] >= n:
                 break
             ids = prompt + resp
             letters, counts = positions(ids, len(prompt))
-            for k in counts + (letters if form == "marked" else []):
-                x = torch.tensor([ids])
-                x[0, k] = C.MASK
+            # The position that carries a letter's mark: the letter itself in capitals, or the
+            # star after it.
+            marks = {"marked": letters, "starred": [k + 1 for k in letters]}.get(form, [])
+            for k in counts + marks:
+                x = torch.tensor([hidden(ids, len(prompt), k, form == "starred" and k not in counts)])
                 logits = model(x)[0, k].float()
                 right = int(logits.argmax()) == ids[k]
+                if form == "starred" and k not in counts:  # the comparison is whether a star comes
+                    asked_here = ids[k] == star
+                    right = (int(logits.argmax()) == star) == asked_here
                 if k in counts:
                     nonzero = sp.id_to_piece(ids[k]) != "0"
                     got["counts"] += 1
@@ -85,10 +106,11 @@ def probe(model, n, seed, form):
                     got["nonzero"] += nonzero
                     got["nonzero_right"] += nonzero and right
                 else:
-                    key = "asked" if sp.id_to_piece(ids[k])[1].lower() == ch else "other"
+                    letter = ids[k - 1] if form == "starred" else ids[k]
+                    key = "asked" if sp.id_to_piece(letter)[1].lower() == ch else "other"
                     got[key] += 1
                     got[key + "_right"] += right
-                    if key == "asked":  # below the argmax: is the capital gaining at all?
+                    if key == "asked":  # below the argmax: is the mark gaining at all?
                         got["asked_p"] += float(torch.softmax(logits, -1)[ids[k]])
             got["rows"] += 1
     return got
@@ -97,7 +119,7 @@ def probe(model, n, seed, form):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default=os.path.join(C.ROOT, "resources/models/tiny-mdlm"))
-    ap.add_argument("--form", default="spelled", choices=["spelled", "echoed", "marked"],
+    ap.add_argument("--form", default="spelled", choices=["spelled", "echoed", "marked", "starred"],
                     help="the model's letter-count form (train.py --counting-form)")
     ap.add_argument("--n", type=int, default=60, help="validation letter counts")
     ap.add_argument("--seed", type=int, default=9)
@@ -109,6 +131,11 @@ def main():
     if a.form == "marked":
         line += (f"; asked letters in capitals {g['asked_right']}/{g['asked']} (mean probability of the "
                  f"capital {g['asked_p'] / max(1, g['asked']):.3f}), other letters in lower case "
+                 f"{g['other_right']}/{g['other']}")
+    elif a.form == "starred":
+        line += (f"; the slot after a letter hidden with all after it: asked letters starred "
+                 f"{g['asked_right']}/{g['asked']} (mean probability of the "
+                 f"star {g['asked_p'] / max(1, g['asked']):.3f}), other letters without a star "
                  f"{g['other_right']}/{g['other']}")
     print(line)
 

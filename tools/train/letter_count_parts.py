@@ -1,15 +1,15 @@
 #!/usr/bin/python3
 """Where letter counts go wrong, part by part, from `dlmscope-cli eval --predictions FILE`.
 
-A letter count in a spelled form (train.py --counting-form spelled|echoed|marked) writes the asked
+A letter count in a spelled form (train.py --counting-form spelled|echoed|marked|starred) writes the asked
 letter, then each word of the question with its letters and its count of the asked one
 (`dog: d o G (1)`), then a total (`Total: 0 + 1 = 1.`) and the answer. Exact match on the answer
 says only that something broke; this counts, over the letter-count rows of a predictions file,
 whether the asked letter was written back, whether the words and their spellings were copied,
 whether each word's count is its count of the asked letter (the comparison), and whether the total
-adds the words' counts and the answer is the total (the arithmetic after it). In the marked form a
-spelled letter is in capitals exactly when it is the asked one; the capitals are counted in any
-form.
+adds the words' counts and the answer is the total (the arithmetic after it). A spelled letter is
+marked exactly when it is the asked one: in capitals in the marked form, with a star after it in
+the starred form (`dog: d o g* (1)`); the marks are counted in any form.
 
   dlmscope-cli eval --model resources/models/tiny-mdlm --split test --predictions out/pred.jsonl
   /usr/bin/python3 tools/train/letter_count_parts.py out/pred.jsonl [--json]
@@ -23,7 +23,7 @@ import predictions  # noqa: E402
 
 QUOTED = re.compile(r'"([^"]*)"')
 HEAD = re.compile(r'Checking each word for (?:"(.)"|the letter (.)):')
-PART = re.compile(r"(\w+): ((?:\w )*\w) \((\d+)\)")
+PART = re.compile(r"(\w+): ((?:\w\*? )*\w\*?) \((\d+)\)")
 TOTAL = re.compile(r"Total: ((?:\d+ \+ )*\d+) = (\d+)\.")  # a malformed total line adds nothing
 ANSWER = re.compile(r"#### (\d+)")
 
@@ -40,8 +40,8 @@ def question(prompt):
 
 def count(rows):
     c = {"rows": 0, "correct": 0, "letter_written_right": 0, "words_copied": 0, "words": 0,
-         "spelled_right": 0, "letters": 0, "capitals": 0, "asked_letters": 0,
-         "asked_capitalised": 0, "word_counts_right": 0, "rows_counts_all_right": 0,
+         "spelled_right": 0, "letters": 0, "marks": 0, "asked_letters": 0,
+         "asked_marked": 0, "word_counts_right": 0, "rows_counts_all_right": 0,
          "rows_total_adds_counts": 0, "rows_answer_is_total": 0}
     for r in rows:
         if r.get("family") != "counting":
@@ -62,13 +62,14 @@ def count(rows):
         for word, spelled, k in parts:
             letters = spelled.split(" ")
             c["words"] += 1
-            c["spelled_right"] += [x.lower() for x in letters] == list(word)
+            c["spelled_right"] += [x.rstrip("*").lower() for x in letters] == list(word)
             for x in letters:
                 c["letters"] += 1
-                asked = x.lower() == ch
+                asked = x.rstrip("*").lower() == ch
+                marked = x[0].isupper() or x.endswith("*")
                 c["asked_letters"] += asked
-                c["capitals"] += x.isupper()
-                c["asked_capitalised"] += asked and x.isupper()
+                c["marks"] += marked
+                c["asked_marked"] += asked and marked
             right = int(k) == word.count(ch)
             c["word_counts_right"] += right
             all_right = all_right and right
@@ -88,7 +89,7 @@ def describe(c):
             f"{c['letter_written_right']}/{c['rows']}; the question's words copied {c['words_copied']}/{c['rows']}; "
             f"words spelled right {c['spelled_right']}/{c['words']}; word counts right "
             f"{c['word_counts_right']}/{c['words']} (rows with every count right {c['rows_counts_all_right']}); "
-            f"capitals {c['capitals']}, of them on the asked letter {c['asked_capitalised']} "
+            f"marked letters (capitals or stars) {c['marks']}, of them the asked letter {c['asked_marked']} "
             f"(of {c['asked_letters']} asked letters spelled); "
             f"totals that add the counts {c['rows_total_adds_counts']}/{c['rows']}; "
             f"answers that are the total {c['rows_answer_is_total']}/{c['rows']}")
