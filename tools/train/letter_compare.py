@@ -89,29 +89,31 @@ def probe(model, n, seed, form):
                 break
             ids = prompt + resp
             letters, counts = positions(ids, len(prompt))
-            # The position that carries a letter's mark: the letter itself in capitals, or the
-            # star after it.
-            marks = {"marked": letters, "starred": [k + 1 for k in letters]}.get(form, [])
-            for k in counts + marks:
-                x = torch.tensor([hidden(ids, len(prompt), k, form == "starred" and k not in counts)])
-                logits = model(x)[0, k].float()
+            for k in counts:
+                logits = model(torch.tensor([hidden(ids, len(prompt), k, False)]))[0, k].float()
                 right = int(logits.argmax()) == ids[k]
-                if form == "starred" and k not in counts:  # the comparison is whether a star comes
-                    asked_here = ids[k] == star
-                    right = (int(logits.argmax()) == star) == asked_here
-                if k in counts:
-                    nonzero = sp.id_to_piece(ids[k]) != "0"
-                    got["counts"] += 1
-                    got["counts_right"] += right
-                    got["nonzero"] += nonzero
-                    got["nonzero_right"] += nonzero and right
+                nonzero = sp.id_to_piece(ids[k]) != "0"
+                got["counts"] += 1
+                got["counts_right"] += right
+                got["nonzero"] += nonzero
+                got["nonzero_right"] += nonzero and right
+            if form not in ("marked", "starred"):
+                letters = []
+            for k in letters:
+                # The position that carries a letter's mark: the letter itself, which must come
+                # back in capitals exactly when asked, or the star's slot after it (hidden with
+                # everything after it), right when a star comes exactly when asked.
+                key = "asked" if sp.id_to_piece(ids[k])[1].lower() == ch else "other"
+                slot, target = (k + 1, star) if form == "starred" else (k, ids[k])
+                logits = model(torch.tensor([hidden(ids, len(prompt), slot, form == "starred")]))[0, slot].float()
+                if form == "starred":
+                    right = (int(logits.argmax()) == star) == (key == "asked")
                 else:
-                    letter = ids[k - 1] if form == "starred" else ids[k]
-                    key = "asked" if sp.id_to_piece(letter)[1].lower() == ch else "other"
-                    got[key] += 1
-                    got[key + "_right"] += right
-                    if key == "asked":  # below the argmax: is the mark gaining at all?
-                        got["asked_p"] += float(torch.softmax(logits, -1)[ids[k]])
+                    right = int(logits.argmax()) == ids[k]
+                got[key] += 1
+                got[key + "_right"] += right
+                if key == "asked":  # below the argmax: is the mark gaining at all?
+                    got["asked_p"] += float(torch.softmax(logits, -1)[target])
             got["rows"] += 1
     return got
 
@@ -119,7 +121,7 @@ def probe(model, n, seed, form):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default=os.path.join(C.ROOT, "resources/models/tiny-mdlm"))
-    ap.add_argument("--form", default="spelled", choices=["spelled", "echoed", "marked", "starred"],
+    ap.add_argument("--form", default="spelled", choices=list(corpus.SPELLED_MARKS),
                     help="the model's letter-count form (train.py --counting-form)")
     ap.add_argument("--n", type=int, default=60, help="validation letter counts")
     ap.add_argument("--seed", type=int, default=9)

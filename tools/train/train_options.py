@@ -107,7 +107,7 @@ def parser():
                     help="how a word problem's arithmetic is written (corpus.WORD_PROBLEM_FORM)")
     ap.add_argument("--sorting-form", default="plain", choices=["plain", "columns", "ranked"],
                     help="how a sorted list is written (corpus.SORTING_FORM)")
-    ap.add_argument("--counting-form", default="words", choices=["words", "spelled", "echoed", "marked", "starred"],
+    ap.add_argument("--counting-form", default="words", choices=["words", *corpus.SPELLED_MARKS],
                     help="how a letter count is written (corpus.COUNTING_FORM)")
     ap.add_argument("--tie-head", action="store_true",
                     help="mdlm: the LM head is the embedding (LLaDA's weight_tying), so a token read from the "
