@@ -4,6 +4,8 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include "decode/settings_schema.h"
+
 AppOptions parseAppOptions(const QStringList& arguments) {
     QCommandLineParser p;
     p.setApplicationDescription(QStringLiteral("dlmscope: watch masked diffusion language models decode"));
@@ -19,9 +21,9 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     const QCommandLineOption autorun("autorun", "Start decoding as soon as the model is loaded.");
     const QCommandLineOption compare("compare", "Run A then B on the same prompt and seed (compare mode).");
     const QCommandLineOption quit("quit-when-done", "Quit when the run (and screenshot) is done.");
-    const QCommandLineOption inspect("inspect", "Open the inspector on a generated position.", "POS");
+    const QCommandLineOption inspect("inspect", "Open the inspector on a generated position (counted from 0).", "POS");
     const QCommandLineOption fresh("no-restore", "Ignore the settings saved by earlier sessions.");
-    const QCommandLineOption showStep("show-step", "Scrub to step N when the run completes.", "N");
+    const QCommandLineOption showStep("show-step", "Scrub to step N (counted from 1, as the timeline counts) when the run completes.", "N");
     const QCommandLineOption backend("backend",
                                      "Compute backend: auto (CUDA when usable, else CPU), cpu or cuda. "
                                      "Without a usable GPU the CPU runs, and the app says why.",
@@ -59,10 +61,19 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     if (p.isSet(showStep)) {
         bool ok = false;
         o.showStep = p.value(showStep).toInt(&ok);
-        if (!ok || o.showStep < 0) o.error = QStringLiteral("--show-step expects a step >= 0, got '%1'").arg(p.value(showStep));
+        if (!ok || o.showStep < 1) o.error = QStringLiteral("--show-step expects a step >= 1, got '%1'").arg(p.value(showStep));
     }
-    for (const auto& kv : o.settings + o.compareSettings)
-        if (!kv.contains('=')) o.error = QStringLiteral("--set expects KEY=VALUE, got '%1'").arg(kv);
+    // A mistyped key would run with the default it meant to change, and be saved with the
+    // settings; it is refused before the window opens, as the CLI refuses it.
+    for (const auto& kv : o.settings + o.compareSettings) {
+        if (!kv.contains('=')) {
+            o.error = QStringLiteral("--set expects KEY=VALUE, got '%1'").arg(kv);
+        } else {
+            const std::string key = kv.left(kv.indexOf('=')).trimmed().toStdString();
+            if (!dlm::find_setting_spec(key))
+                o.error = QStringLiteral("--set %1: %2").arg(kv, QString::fromStdString(dlm::unknown_setting_message(key)));
+        }
+    }
     return o;
 }
 

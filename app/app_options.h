@@ -18,7 +18,7 @@ struct AppOptions {
     bool compare = false;       // --compare: run A then B and show compare mode
     bool quitWhenDone = false;  // --quit-when-done
     int inspect = -1;           // --inspect POS: open the inspector on a position
-    int showStep = -1;          // --show-step N: scrub to step N when the run completes
+    int showStep = -1;          // --show-step N: scrub to step N (from 1) when the run completes
     bool fresh = false;         // --no-restore: ignore saved settings
     QString error;              // set when the arguments are invalid
 };

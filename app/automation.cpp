@@ -53,9 +53,22 @@ void Automation::onModelChanged() {
 }
 
 void Automation::onRunCompleted(bool ok) {
-    if (options_.showStep >= 0) controller_->runs()->setViewStep(options_.showStep);
-    if (options_.inspect >= 0 && window_)
+    // Steps are numbered from 1, as the timeline shows them; positions from 0, as the grid's.
+    // One past the run is refused, not clamped: a screenshot of another step would pass for it.
+    const RunView* run = controller_->runs()->run();
+    if (options_.showStep > run->stepCount()) {
+        std::fprintf(stderr, "dlmscope: --show-step %d: the run has %d steps\n", options_.showStep, run->stepCount());
+        ok = false;
+    } else if (options_.showStep >= 1) {
+        controller_->runs()->setViewStep(options_.showStep - 1);
+    }
+    if (options_.inspect >= run->positions()) {
+        std::fprintf(stderr, "dlmscope: --inspect %d: the generated positions are 0 to %d\n", options_.inspect,
+                     run->positions() - 1);
+        ok = false;
+    } else if (options_.inspect >= 0 && window_) {
         QMetaObject::invokeMethod(window_, "openInspector", Q_ARG(QVariant, options_.inspect));
+    }
     if (options_.screenshotPath.isEmpty() && options_.saveTracePath.isEmpty() && !options_.quitWhenDone) return;
     finish(ok);
 }

@@ -1,6 +1,7 @@
 #include "decode_config.h"
 
 #include <algorithm>
+#include <set>
 
 #include <QFile>
 #include <QRegularExpression>
@@ -134,6 +135,19 @@ DecodeConfig::DecodeConfig(DecodeEngine* engine, bool persist, bool restoreSaved
     ready_ = true;
 }
 
+QVariantMap DecodeConfig::forItsStrategy(const QVariantMap& settings) {
+    const std::set<std::string> read = dlm::namespaces_of(settings.value("strategy").toString().toStdString());
+    QVariantMap out;
+    for (auto it = settings.cbegin(); it != settings.cend(); ++it) {
+        const std::string key = it.key().toStdString();
+        const auto dot = key.find('.');
+        // A key no strategy declares (typed in the parameter field) goes too: the engine refuses it.
+        if (dot == std::string::npos || read.count(key.substr(0, dot)) || !dlm::find_setting_spec(key))
+            out.insert(it.key(), it.value());
+    }
+    return out;
+}
+
 void DecodeConfig::save() const {
     if (!persist_ || !ready_) return;  // not while the constructor sets the defaults
     QSettings q;
@@ -147,10 +161,14 @@ void DecodeConfig::restore() {
     QSettings q;
     prompt_ = q.value("decode/prompt", prompt_).toString();
     chat_ = q.value("decode/chat", chat_).toBool();
-    const auto saved = q.value("decode/settings").toMap();
-    for (auto it = saved.cbegin(); it != saved.cend(); ++it) settings_.insert(it.key(), it.value());
-    const auto savedB = q.value("decode/compareSettings").toMap();
-    for (auto it = savedB.cbegin(); it != savedB.cend(); ++it) compare_settings_.insert(it.key(), it.value());
+    // A key this version does not declare (saved by an older one) is dropped: it has no control
+    // to clear it, and the engine refuses it.
+    const auto take = [](QVariantMap& into, const QVariantMap& saved) {
+        for (auto it = saved.cbegin(); it != saved.cend(); ++it)
+            if (dlm::find_setting_spec(it.key().toStdString())) into.insert(it.key(), it.value());
+    };
+    take(settings_, q.value("decode/settings").toMap());
+    take(compare_settings_, q.value("decode/compareSettings").toMap());
     preset_index_ = matchPreset(settings_);
     compare_preset_index_ = matchPreset(compare_settings_);
 }
@@ -363,7 +381,7 @@ void DecodeConfig::setModelReady(bool ready) {
 
 void DecodeConfig::requestValidation() {
     if (!model_ready_) return;
-    engine_->validate(++validation_counter_, prompt_, settings_, chat_);
+    engine_->validate(++validation_counter_, prompt_, runSettings(), chat_);
 }
 
 void DecodeConfig::onValidated(quint64 requestId, const QVariantList& issues) {

@@ -57,6 +57,12 @@ public:
     void setChat(bool c);
     QVariantMap settings() const { return settings_; }
     QVariantMap compareSettings() const { return compare_settings_; }
+    // What a run of A (of B) sends to the engine: the decode settings and the parameters of the
+    // chosen strategy. Other strategies' parameters stay here, their controls hidden, for when
+    // that strategy is chosen again; sent, they would only draw "ignored" warnings. A key no
+    // strategy declares is sent, for the engine to refuse.
+    QVariantMap runSettings() const { return forItsStrategy(settings_); }
+    QVariantMap compareRunSettings() const { return forItsStrategy(compare_settings_); }
     QVariantList presets() const { return presets_; }
     int presetIndex() const { return preset_index_; }
     int basePresetIndex() const { return base_preset_; }
@@ -107,6 +113,7 @@ private:
     void requestValidation();
     void onValidated(quint64 requestId, const QVariantList& issues);
     void edited();  // validate soon and save
+    static QVariantMap forItsStrategy(const QVariantMap& settings);
     void save() const;
     void restore();
     int matchPreset(const QVariantMap& s) const;

@@ -46,7 +46,7 @@ public:
     // Moves the loaded model to another backend; it cannot be cancelled (the old backend is
     // released first). Answers modelLoaded, or modelLoadFailed when no backend was left.
     virtual void switchBackend(quint64 ticket, const QString& backend) = 0;
-    // settings: DecodeSettings keys (and "<strategy>.<name>" parameters) -> value text.
+    // settings: DecodeSettings keys (and "<namespace>.<name>" parameters) -> value text.
     virtual void startRun(quint64 runId, const QString& prompt, const QVariantMap& settings, bool chat) = 0;
     virtual void pause() = 0;
     virtual void resume() = 0;

@@ -100,20 +100,7 @@ void DecodeWorker::validate(quint64 requestId, const QString& prompt, const QVar
         const auto s = toSettings(settings);
         if (model_) {
             const auto ids = dlm::build_prompt(*model_.checkpoint, prompt.toStdString(), chat);
-            const int promptLength = int(ids.size());
-            issues = toVariant(dlm::validate(s, model_.config(), promptLength));
-            // Unknown or malformed parameters of the chosen strategy surface before Run, as the
-            // strategy itself reports them. Guided Diffusion is left to Run: building it loads its
-            // guider model from disk, too much for every keystroke.
-            bool has_error = false;
-            for (const auto& v : issues) has_error |= v.toMap().value("severity") == "error";
-            if (!has_error && s.strategy != "guided") {
-                try {
-                    (void)dlm::make_strategy(s, model_.config(), promptLength);
-                } catch (const std::exception& e) {
-                    issues.push_back(QVariantMap{{"severity", "error"}, {"key", QString()}, {"message", QString::fromUtf8(e.what())}});
-                }
-            }
+            issues = toVariant(dlm::validate_with_strategy(s, model_.config(), int(ids.size())));
         }
     } catch (const std::exception& e) {
         issues.push_back(QVariantMap{{"severity", "error"}, {"key", QString()}, {"message", QString::fromUtf8(e.what())}});

@@ -46,7 +46,7 @@ public Q_SLOTS:
     // Moves the loaded model to another backend (the old one is released first, so this cannot
     // be cancelled). Answers with modelLoaded, or modelLoadFailed if the model had to be closed.
     void switchBackend(quint64 ticket, const QString& backend);
-    // settings: DecodeSettings keys (and "<strategy>.<name>" params) -> value text.
+    // settings: DecodeSettings keys (and "<namespace>.<name>" params) -> value text.
     void startRun(quint64 runId, const QString& prompt, const QVariantMap& settings, bool chat);
     void resume();   // continue after a pause
     void stepOnce(); // run exactly one step while paused

@@ -6,6 +6,7 @@
 #include <QSettings>
 
 #include "csv_export.h"
+#include "decode/settings_schema.h"
 #include "decode_config.h"
 #include "local_path.h"
 #include "model_host.h"
@@ -34,14 +35,21 @@ RunController::RunController(DecodeEngine* engine, ModelHost* model, DecodeConfi
 bool RunController::canRun() const { return model_->loaded() && !model_->loading() && !config_->hasErrors(); }
 
 double RunController::epsilon() const {
-    bool ok = false;
-    double e = config_->settings().value("surelock.epsilon").toDouble(&ok);
-    if (!ok && run_.hasRun()) {
-        const auto& h = run_.history().header();
-        auto it = h->settings.find("surelock.epsilon");
-        if (it != h->settings.end()) e = QString::fromStdString(it->second).toDouble(&ok);
-    }
-    return ok ? e : 0.0;
+    // An ε the panel gives moves the band over the shown run (tuning by eye); else the band is at
+    // the ε the shown run decoded with, else at the panel's default. 0 (no band) where the
+    // strategy does not lock.
+    const auto number = [](const std::string& text) {
+        bool ok = false;
+        const double e = QString::fromStdString(text).toDouble(&ok);
+        return ok ? e : 0.0;
+    };
+    std::map<std::string, std::string> panel;
+    const QVariantMap shown = config_->settings();
+    for (auto it = shown.cbegin(); it != shown.cend(); ++it) panel[it.key().toStdString()] = it.value().toString().toStdString();
+    const std::string inPanel = dlm::parameter_in_effect(panel, "surelock.epsilon");
+    if (panel.count("surelock.epsilon") && !inPanel.empty()) return number(inPanel);
+    if (run_.hasRun()) return number(dlm::parameter_in_effect(run_.history().header()->settings, "surelock.epsilon"));
+    return number(inPanel);
 }
 
 // --- runs ----------------------------------------------------------------------------------
@@ -63,7 +71,7 @@ void RunController::runDecode() {
     if (compare_mode_) setCompareMode(false);
     compare_.clear();
     Q_EMIT statusMessage(tr("Decoding…"));
-    startRunInto(&run_, config_->settings());
+    startRunInto(&run_, config_->runSettings());
 }
 
 void RunController::rerun() { compare_mode_ ? runCompare() : runDecode(); }
@@ -76,7 +84,7 @@ void RunController::runCompare() {
     setCompareMode(true);
     compare_.clear();
     Q_EMIT statusMessage(tr("Compare: decoding A…"));
-    startRunInto(&run_, config_->settings());
+    startRunInto(&run_, config_->runSettings());
     compare_b_pending_ = run_counter_;
 }
 
@@ -149,7 +157,7 @@ void RunController::onRunFinished(quint64 runId, const TraceSummaryPtr& summary,
         const bool other = compare_on_other_ && !model_->otherModel().isEmpty();
         Q_EMIT statusMessage(other ? tr("Compare: decoding B on %1…").arg(model_->otherModelName())
                                    : tr("Compare: decoding B…"));
-        startRunInto(&compare_, config_->compareSettings(), other);
+        startRunInto(&compare_, config_->compareRunSettings(), other);
         return;
     }
     setRunning(false, false);

@@ -32,7 +32,8 @@ class RunController : public QObject {
     Q_PROPERTY(bool replaying READ replaying NOTIFY replayingChanged)
     Q_PROPERTY(double replaySpeed READ replaySpeed WRITE setReplaySpeed NOTIFY replaySpeedChanged)
     Q_PROPERTY(int framesApplied READ framesApplied NOTIFY framesAppliedChanged)
-    // SureLock's ε for the heatmaps' threshold line: the setting, else the shown run's.
+    // SureLock's ε for the heatmaps' threshold line: the setting, else the shown run's; its default
+    // when not given, 0 (no line) when the strategy does not lock.
     Q_PROPERTY(double epsilon READ epsilon NOTIFY epsilonChanged)
 
 public:

@@ -85,15 +85,30 @@ Rectangle {
                 onClicked: (pos) => pane.positionClicked(pos)
             }
         }
-        Text {
+        // The decoded answer, whole (a word problem's runs to seven lines): past eight lines it
+        // scrolls rather than cut its last line, the one with the result. It can be selected and
+        // copied.
+        ScrollView {
+            id: answerScroll
+            objectName: "answerScroll"
             Layout.fillWidth: true
-            text: pane.run ? pane.run.answerText : ""
-            visible: text !== ""
-            color: Theme.text
-            font.pixelSize: Theme.body
-            wrapMode: Text.Wrap
-            maximumLineCount: 4
-            elide: Text.ElideRight
+            Layout.preferredHeight: Math.min(answerText.implicitHeight, 8 * answerMetrics.lineSpacing + 4)
+            visible: answerText.text !== ""
+            clip: true
+            contentWidth: availableWidth
+            FontMetrics { id: answerMetrics; font: answerText.font }
+            TextEdit {
+                id: answerText
+                objectName: "answerText"
+                width: answerScroll.availableWidth
+                text: pane.run ? pane.run.answerText : ""
+                readOnly: true
+                selectByMouse: true
+                color: Theme.text
+                selectionColor: Theme.accent
+                font.pixelSize: Theme.body
+                wrapMode: TextEdit.Wrap
+            }
         }
         // Right or wrong, for a worked example whose answer is known.
         Rectangle {

@@ -171,10 +171,7 @@ void DecodeService::validate(ClientId client, const ValidateRequest& r) {
         DecodeSettings s;
         for (const auto& [k, v] : r.settings) s.set(k, v);
         const int prompt_len = int(prompt_ids(m, r.prompt, r.chat).size());
-        issues = dlm::validate(s, m.config(), prompt_len);
-        // As the app does locally: the chosen strategy's own parameters are checked too, except
-        // Guided Diffusion's, whose builder loads its guider.
-        if (!has_errors(issues) && s.strategy != "guided") (void)make_strategy(s, m.config(), prompt_len);
+        issues = validate_with_strategy(s, m.config(), prompt_len);
     } catch (const std::exception& e) {
         issues.push_back({SettingsIssue::Severity::Error, {}, e.what()});
     }

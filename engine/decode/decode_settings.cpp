@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <set>
 #include <sstream>
 #include <utility>
 
@@ -131,7 +132,8 @@ void DecodeSettings::set(std::string_view raw_key, std::string_view raw_value) {
     if (key.empty()) throw Error("setting with an empty name (expected key=value)");
     if (key.find('.') != std::string::npos) {
         if (key.front() == '.' || key.back() == '.')
-            throw Error("strategy parameter '" + key + "': expected <strategy>.<name>");
+            throw Error("strategy parameter '" + key + "': expected <namespace>.<name>");
+        if (!find_setting_spec(key)) throw Error(unknown_setting_message(key));
         params[key] = value;
         return;
     }
@@ -167,12 +169,7 @@ void DecodeSettings::set(std::string_view raw_key, std::string_view raw_value) {
         strategy = value;
     } else if (key == "track_kl") track_kl = parse_enum(kTrackKlNames, key, value);
     else if (key == "display_top_k") display_top_k = int(integer(64));
-    else {
-        std::string known;
-        for (const auto& k : known_keys()) known += (known.empty() ? "" : ", ") + k;
-        throw Error("unknown setting '" + key + "' (known: " + known +
-                    "; strategy parameters are written <strategy>.<name>)");
-    }
+    else throw Error(unknown_setting_message(key));
 }
 
 void DecodeSettings::set(std::string_view kv) {
@@ -369,6 +366,15 @@ std::vector<SettingsIssue> validate(const DecodeSettings& s, const ModelConfig& 
     }
     if (s.eos == EosPolicy::ConfidenceEosEotInf && config.eot_token_id < 0)
         warning("eos", "the model has no end-of-turn token; confidence_eos_eot_inf only defers EOS");
+    // The parameters the strategy reads are checked by the strategy (their ranges); here, those
+    // it would never look at: a key no strategy declares is a typo, another strategy's is ignored.
+    const std::set<std::string> read = namespaces_of(s.strategy);
+    for (const auto& [key, value] : s.params) {
+        const SettingSpec* spec = find_setting_spec(key);
+        if (!spec) error(key, unknown_setting_message(key));
+        else if (!read.count(std::string(spec->name_space())))
+            warning(key, "parameter '" + key + "' belongs to another strategy; '" + s.strategy + "' ignores it");
+    }
     return out;
 }
 

@@ -62,7 +62,8 @@ struct DecodeSettings {
     std::string strategy = "baseline";
     TrackKl track_kl = TrackKl::Auto;
     int display_top_k = 5;   // candidates per position in the trace
-    // Strategy parameters, keys of the form "<strategy>.<name>" (e.g. "surelock.epsilon").
+    // Strategy parameters, keys of the form "<namespace>.<name>" (e.g. "surelock.epsilon";
+    // settings_schema.h says which strategies read each namespace).
     // The strategy that reads them validates them.
     std::map<std::string, std::string> params;
 
@@ -104,7 +105,8 @@ struct SettingsIssue {
 
 // Checks the settings against the model and the templated prompt length. Errors make a run
 // impossible or meaningless (DecodeSession refuses them); warnings explain a legal but likely
-// unintended choice (wasted zero-reveal steps, ignored knobs, ...).
+// unintended choice (wasted zero-reveal steps, ignored knobs, another strategy's parameters, ...).
+// Parameters the schema does not declare are errors.
 std::vector<SettingsIssue> validate(const DecodeSettings& s, const ModelConfig& config, int prompt_len);
 bool has_errors(const std::vector<SettingsIssue>& issues);
 // "error: ...\nwarning: ..." one issue per line.

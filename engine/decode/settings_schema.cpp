@@ -1,5 +1,6 @@
 #include "decode/settings_schema.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -265,6 +266,68 @@ const SettingSpec& setting_spec(std::string_view key) {
     throw std::logic_error("setting '" + std::string(key) + "' is not declared in the settings schema");
 }
 
+namespace {
+
+// Levenshtein distance: single-character insertions, deletions and substitutions.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string joined(const std::vector<std::string>& xs) {
+    std::string out;
+    for (const auto& x : xs) out += (out.empty() ? "" : ", ") + x;
+    return out;
+}
+
+}  // namespace
+
+std::string unknown_setting_message(std::string_view key) {
+    const std::string k(key);
+    const bool parameter = k.find('.') != std::string::npos;
+    std::string out = std::string(parameter ? "unknown strategy parameter '" : "unknown setting '") + k + "'";
+    // A typo: at most a quarter of the key's characters (and at most 3) differ from a declared key.
+    const SettingSpec* nearest = nullptr;
+    std::size_t best = std::min<std::size_t>(3, std::max<std::size_t>(1, k.size() / 4)) + 1;
+    for (const auto& s : settings_schema()) {
+        const std::size_t d = edit_distance(k, s.key);
+        if (d < best) best = d, nearest = &s;
+    }
+    if (nearest) return out + " (did you mean '" + nearest->key + "'?)";
+    if (!parameter) {
+        std::vector<std::string> keys;
+        for (const auto& s : settings_schema())
+            if (!s.is_parameter()) keys.push_back(s.key);
+        return out + " (settings: " + joined(keys) + "; strategy parameters are written <namespace>.<name>)";
+    }
+    const std::string ns = k.substr(0, k.find('.'));
+    std::vector<std::string> in_namespace;
+    for (const auto& s : settings_schema())
+        if (s.is_parameter() && s.name_space() == ns) in_namespace.push_back(s.key);
+    if (!in_namespace.empty()) return out + " (" + ns + ".* has: " + joined(in_namespace) + ")";
+    if (namespace_table().count(ns)) return out + " (" + ns + ".* has no parameters)";
+    // "fast_dllm.threshold": the namespace is a strategy's name, not one of its parameter groups.
+    std::string strategy = ns;
+    for (char& c : strategy) if (c == '_') c = '-';
+    std::vector<std::string> groups;
+    for (const auto& g : namespaces_of(strategy)) groups.push_back(g + ".*");
+    if (!groups.empty()) return out + " (strategy '" + strategy + "' reads " + joined(groups) + ")";
+    std::vector<std::string> all;
+    for (const auto& [name, readers] : namespace_table())
+        if (name != "baseline") all.push_back(name);
+    return out + " (the parameter namespaces: " + joined(all) + ")";
+}
+
 const std::vector<std::string>& strategies_reading(std::string_view name_space) {
     static const std::vector<std::string> none;
     const auto& t = namespace_table();
@@ -278,6 +341,15 @@ std::set<std::string> namespaces_of(std::string_view strategy) {
         for (const auto& s : strategies)
             if (s == strategy) out.insert(ns);
     return out;
+}
+
+std::string parameter_in_effect(const std::map<std::string, std::string>& settings, std::string_view key) {
+    const SettingSpec& spec = setting_spec(key);
+    const auto strategy = settings.find("strategy");
+    const std::string name = strategy != settings.end() ? strategy->second : setting_spec("strategy").default_value;
+    if (!namespaces_of(name).count(std::string(spec.name_space()))) return {};
+    const auto given = settings.find(spec.key);
+    return given != settings.end() ? given->second : spec.default_value;
 }
 
 std::map<std::string, std::string> default_settings() {

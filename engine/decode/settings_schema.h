@@ -55,6 +55,16 @@ std::string setting_range_text(const SettingSpec& s);
 const SettingSpec* find_setting_spec(std::string_view key);
 // Throws std::logic_error for an undeclared key: the engine's own readers name only declared keys.
 const SettingSpec& setting_spec(std::string_view key);
+// What to tell someone who typed a key the schema does not declare: the key, the nearest declared
+// one when the difference looks like a typo, and otherwise what may be written there (the
+// namespace's keys, the namespaces a strategy reads, or every namespace). A typo must not run
+// silently with the default it meant to change.
+std::string unknown_setting_message(std::string_view key);
+
+// The value a run with these settings (key -> text, "strategy" among them; the schema's default
+// strategy when not) uses for parameter `key`: the one given, else the schema's default; empty
+// when its strategy does not read the key's namespace.
+std::string parameter_in_effect(const std::map<std::string, std::string>& settings, std::string_view key);
 
 // The strategies whose builder reads the `<ns>.*` parameters.
 const std::vector<std::string>& strategies_reading(std::string_view name_space);

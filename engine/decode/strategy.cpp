@@ -45,6 +45,18 @@ std::unique_ptr<UnmaskPolicy> make_reference_unmask(const DecodeSettings& s, con
     return std::make_unique<LladaUnmask>(o);
 }
 
+std::vector<SettingsIssue> validate_with_strategy(const DecodeSettings& s, const ModelConfig& config, int prompt_len) {
+    std::vector<SettingsIssue> issues = validate(s, config, prompt_len);
+    if (has_errors(issues) || s.strategy == "guided") return issues;
+    try {
+        const Strategy built = make_strategy(s, config, prompt_len);
+        issues.insert(issues.end(), built.issues.begin(), built.issues.end());
+    } catch (const std::exception& e) {
+        issues.push_back({SettingsIssue::Severity::Error, {}, e.what()});
+    }
+    return issues;
+}
+
 Strategy make_strategy(const DecodeSettings& s, const ModelConfig& config, int prompt_len, const StrategyEnv& env) {
     Strategy out;
     out.name = s.strategy;

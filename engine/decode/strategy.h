@@ -1,7 +1,7 @@
 #pragma once
 // A named decode strategy = one unmask policy x one compute policy x one revision policy
 // (design.md §7). make_strategy is the single place that maps a name and its parameters
-// ("<strategy>.<name>" keys of DecodeSettings::params) to policies.
+// ("<namespace>.<name>" keys of DecodeSettings::params) to policies.
 #include <filesystem>
 #include <memory>
 #include <set>
@@ -23,13 +23,10 @@ struct Strategy {
     std::unique_ptr<UnmaskPolicy> unmask;
     std::unique_ptr<ComputePolicy> compute;
     std::unique_ptr<RevisionPolicy> revision;
-    std::vector<SettingsIssue> issues;  // warnings about parameters (ignored, defaulted, ...)
+    std::vector<SettingsIssue> issues;  // warnings about its parameters (no effect, defaulted, ...)
     std::set<std::string> namespaces;   // the parameter namespaces its builder read
 };
 
-// Throws dlm::Error for an unknown strategy name (listing the known ones) or an unknown or
-// malformed parameter of the chosen strategy. Parameters of other strategies are reported as
-// warnings in `issues` (they are ignored).
 // What some strategies need beyond the settings: Guided Diffusion bridges the diffusion model's
 // tokenizer to its guider's, and finds its default guider (../tiny-ar) next to the model folder.
 struct StrategyEnv {
@@ -37,9 +34,18 @@ struct StrategyEnv {
     GuiderCache* guiders = nullptr;  // Guided Diffusion's guider checkpoints (and the default one)
 };
 
+// Throws dlm::Error for an unknown strategy name (listing the known ones) or an unknown or
+// malformed parameter of the chosen strategy. Parameters of other strategies are ignored
+// (validate() warns about them).
 Strategy make_strategy(const DecodeSettings& s, const ModelConfig& config, int prompt_len,
                        const StrategyEnv& env = {});
 std::vector<std::string> known_strategies();
+
+// Everything a settings panel says before Run (the app's, and the server's for a remote one):
+// validate(), then, unless it found an error, the chosen strategy's own checks as make_strategy
+// makes them (its refusal as an error, its warnings). Guided Diffusion is left to the run: its
+// builder loads the guider model from disk, too much for every keystroke.
+std::vector<SettingsIssue> validate_with_strategy(const DecodeSettings& s, const ModelConfig& config, int prompt_len);
 
 // The reference unmask policy of the settings' sampler family (LladaUnmask or DreamUnmask),
 // with the EOS deferral and confidence source resolved.

@@ -130,10 +130,11 @@ std::vector<SettingsIssue> StrategyParams::finish() const {
     std::vector<SettingsIssue> out = warnings_;
     for (const auto& [key, value] : params_) {
         if (read_.count(key)) continue;
+        // Keys set straight into the map (not through DecodeSettings::set) meet the same check.
+        if (!find_setting_spec(key)) throw Error(unknown_setting_message(key));
         if (claimed_.count(namespace_of(key)))
             throw Error("strategy '" + strategy_ + "' has no parameter '" + key + "'");
-        out.push_back({SettingsIssue::Severity::Warning, key,
-                       "parameter '" + key + "' belongs to another strategy; '" + strategy_ + "' ignores it"});
+        // Another strategy's parameter: validate() warns about it, with the settings' other issues.
     }
     return out;
 }

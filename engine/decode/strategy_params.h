@@ -3,7 +3,8 @@
 // accepted ranges come from the settings schema (settings_schema.h), so a reader cannot disagree
 // with the CLI, the app or the docs. A strategy claims the namespaces it reads ("surelock",
 // "threshold", ...): any key of a claimed namespace that no reader asked for is a typo and
-// refused; keys of other namespaces are ignored with a warning. One namespace can serve several
+// refused; keys of other namespaces are ignored (validate() warns about them, and refuses keys no
+// strategy declares). One namespace can serve several
 // strategies ("surelock.epsilon" configures "surelock", "surelock+selection" and
 // "surelock+freecache" alike).
 #include <map>
@@ -41,8 +42,8 @@ public:
     // A legal but probably unintended combination (reported with the strategy's issues).
     void warn(const std::string& key, const std::string& message);
 
-    // Throws dlm::Error for a key of a claimed namespace that was never read; returns the warnings
-    // (keys of other namespaces, warn() calls).
+    // Throws dlm::Error for a key of a claimed namespace that was never read, or one the schema
+    // does not declare; returns the warn() calls.
     std::vector<SettingsIssue> finish() const;
     const std::set<std::string>& claimed() const { return claimed_; }
 

@@ -1,6 +1,7 @@
 // The app's GUI objects (ModelHost, DecodeConfig, RunController) wired as the App singleton wires
 // them, against a fake engine that answers when the test says so: load tickets, cancelling,
 // backend switching, validation order and compare pairing, without a model or a thread.
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -161,6 +162,70 @@ private Q_SLOTS:
         c->setSetting("gen_length", "96");
         QCOMPARE(c->settings().value("steps").toString(), QStringLiteral("24"));
         QCOMPARE(c->settings().value("gen_length").toString(), QStringLiteral("96"));
+    }
+
+    // Another strategy's parameters stay in the panel for when that strategy comes back, but a run
+    // and its validation send only what the chosen strategy reads.
+    void aRunSendsOnlyItsStrategysParameters() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        DecodeConfig* c = app.config();
+        c->setSetting("strategy", "surelock");
+        c->setSetting("surelock.epsilon", "1e-3");
+        c->setSetting("strategy", "fast-dllm");
+        c->setSetting("threshold.tau", "0.7");
+        QCOMPARE(c->settings().value("surelock.epsilon").toString(), QStringLiteral("1e-3"));
+        QTRY_COMPARE(e.lastValidated.value("threshold.tau").toString(), QStringLiteral("0.7"));
+        QVERIFY(!e.lastValidated.contains("surelock.epsilon"));
+        app.runs()->runDecode();
+        QCOMPARE(e.runs.size(), 1);
+        const QVariantMap sent = e.runs[0].settings;
+        QCOMPARE(sent.value("strategy").toString(), QStringLiteral("fast-dllm"));
+        QCOMPARE(sent.value("threshold.tau").toString(), QStringLiteral("0.7"));
+        QVERIFY(!sent.contains("surelock.epsilon"));
+        QCOMPARE(sent.value("gen_length"), c->settings().value("gen_length"));
+        // A key no strategy declares is sent all the same, for the engine to refuse.
+        c->setSetting("surelock.bogus", "3");
+        QTRY_COMPARE(e.lastValidated.value("surelock.bogus").toString(), QStringLiteral("3"));
+    }
+
+    // The heatmaps' and the inspector's ε line: the ε the panel gives; else the shown run's, its
+    // strategy's default when the run gave none (the default preset gives none); none where the
+    // strategy does not lock.
+    void theEpsilonLineFollowsTheStrategyThatLocks() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        DecodeConfig* c = app.config();
+        c->setSetting("strategy", "surelock");
+        QCOMPARE(app.runs()->epsilon(), 0.005);  // no run yet: the panel's default
+        app.runs()->runDecode();
+        playRun(e, e.runs.last().id);  // a SureLock run at 5e-4
+        QCOMPARE(app.runs()->epsilon(), 5e-4);
+        c->setSetting("surelock.epsilon", "1e-3");  // tuning by eye over the shown run
+        QCOMPARE(app.runs()->epsilon(), 1e-3);
+        c->setSetting("strategy", "fast-dllm");  // the panel does not lock: the run's
+        QCOMPARE(app.runs()->epsilon(), 5e-4);
+        c->setSetting("strategy", "surelock+selection");
+        QCOMPARE(app.runs()->epsilon(), 1e-3);
+    }
+
+    // Settings saved by another version keep what this one declares; a key it does not know has
+    // no control to clear it and would be refused by the engine, so it is dropped.
+    void restoredSettingsKeepOnlyDeclaredKeys() {
+        QTemporaryDir dir;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
+        QSettings().setValue("decode/settings", QVariantMap{{"surelock.epsilon", "1e-3"},
+                                                            {"surelock.retired_knob", "1"},
+                                                            {"retired_setting", "2"}});
+        FakeDecodeEngine e;
+        AppController app({true, true}, &e);
+        const QVariantMap s = app.config()->settings();
+        QCOMPARE(s.value("surelock.epsilon").toString(), QStringLiteral("1e-3"));
+        QVERIFY(!s.contains("surelock.retired_knob"));
+        QVERIFY(!s.contains("retired_setting"));
+        QSettings().clear();
     }
 
     void aCompareRunsBAfterAWithTheSameSeedAndCanvas() {

@@ -17,6 +17,7 @@ public:
     QVector<quint64> cancelledLoads;
     QVector<Run> runs;
     QVector<quint64> validations;
+    QVariantMap lastValidated;  // the settings of the newest validation request
     int pauses = 0, resumes = 0, singleSteps = 0, cancels = 0;
 
     void loadModel(quint64 t, const QString& dir, const QString& backend) override { loads.push_back({t, dir, backend, false}); }
@@ -30,7 +31,10 @@ public:
     void resume() override { ++resumes; }
     void stepOnce() override { ++singleSteps; }
     void cancelRun() override { ++cancels; }
-    void validate(quint64 id, const QString&, const QVariantMap&, bool) override { validations.push_back(id); }
+    void validate(quint64 id, const QString&, const QVariantMap& s, bool) override {
+        validations.push_back(id);
+        lastValidated = s;
+    }
 
     // A model as the real engine describes one.
     static ModelInfo model(const QString& name, const QString& backend = QStringLiteral("cpu")) {

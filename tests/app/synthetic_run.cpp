@@ -15,8 +15,10 @@ SyntheticRun makeSyntheticRun(int positions, int steps, bool withLocks) {
     h->gen_length = positions;
     h->block_length = positions / 2;
     h->steps = steps;
-    h->strategy = withLocks ? "synthetic-locks" : "baseline";
-    h->settings = {{"steps", std::to_string(steps)}, {"surelock.epsilon", "5e-4"}};
+    // As a real header: the strategy among the settings, with the parameters it read.
+    h->strategy = withLocks ? "surelock" : "baseline";
+    h->settings = {{"steps", std::to_string(steps)}, {"strategy", h->strategy}};
+    if (withLocks) h->settings["surelock.epsilon"] = "5e-4";
     r.header = h;
 
     std::vector<dlm::PositionTrace> cur(static_cast<size_t>(positions));

@@ -149,6 +149,21 @@ TEST_F(CliRun, SettingsAreValidatedBeforeRunning) {
     EXPECT_EQ(unknown.status, 2);
     expect_one_line_error(unknown, "no_such_setting");
 
+    // A strategy parameter no strategy declares fails before the model loads, saying what is read.
+    auto typo = run({"--set", "fast_dllm.threshold=0.5"});
+    EXPECT_EQ(typo.status, 2);
+    expect_one_line_error(typo, "strategy 'fast-dllm' reads cache.*, threshold.*");
+
+    // Another strategy's parameter runs, and says it is ignored; so do the strategy's own
+    // warnings, in the text output as in --json.
+    auto foreign = run({"--set", "surelock.epsilon=1e-3"});
+    EXPECT_EQ(foreign.status, 0) << foreign.err;
+    EXPECT_NE(foreign.err.find("warning: parameter 'surelock.epsilon' belongs to another strategy; 'baseline' ignores it"),
+              std::string::npos) << foreign.err;
+    auto no_effect = run({"--strategy", "surelock", "--set", "surelock.epsilon=0"});
+    EXPECT_EQ(no_effect.status, 0) << no_effect.err;
+    EXPECT_NE(no_effect.err.find("warning: surelock.epsilon = 0 disables locking"), std::string::npos) << no_effect.err;
+
     auto malformed = run({"--set", "temperature"});
     EXPECT_EQ(malformed.status, 2);
     expect_one_line_error(malformed, "key=value");

@@ -129,11 +129,13 @@ int run_main(std::span<const std::string> args) {
     if (!ckpt.chat_template.recognised() && !a.flag("no-chat") && (a.flag("chat") || ckpt.chat_template.published))
         print_warning(ckpt.chat_template.note);
     const std::vector<int32_t> prompt_ids = build_prompt(ckpt, prompt, chat);
-    check_settings(settings, ckpt.config(), static_cast<int>(prompt_ids.size()));
+    std::set<std::string> warned;
+    check_settings(settings, ckpt.config(), static_cast<int>(prompt_ids.size()), &warned);
     print_backend_note(model);
 
     DecodeSession session(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, settings,
                           DecodeLabels{model.name, prompt}, model.guiders.get());
+    print_session_warnings(session, warned);
 
     if (trace) trace->write_header(session.header());
     unused_trace.used = true;

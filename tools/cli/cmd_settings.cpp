@@ -54,7 +54,7 @@ int settings_main(std::span<const std::string> args) {
     }
     if (!a.positionals().empty()) {
         const SettingSpec* s = find_setting_spec(a.positionals()[0]);
-        if (!s) throw UsageError("unknown setting '" + a.positionals()[0] + "' (dlmscope-cli settings lists them)");
+        if (!s) throw UsageError(unknown_setting_message(a.positionals()[0]) + "; dlmscope-cli settings lists every key");
         print_one(*s);
         return kExitOk;
     }

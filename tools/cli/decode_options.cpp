@@ -73,8 +73,9 @@ BackendKind backend_from_args(const ParsedArgs& a) {
 std::string decode_options_description() {
     std::string keys;
     for (const auto& k : DecodeSettings::known_keys()) keys += (keys.empty() ? "" : ", ") + k;
-    return "--set keys: " + keys + ";\nstrategy parameters are written <strategy>.<name> (e.g. surelock.epsilon);\n"
-           "'dlmscope-cli settings' lists every key with its type, default, range and meaning.\n" +
+    return "--set keys: " + keys + ";\nstrategy parameters are written <namespace>.<name> (e.g. surelock.epsilon);\n"
+           "'dlmscope-cli settings' lists every key with its type, default, range, meaning and the\n"
+           "strategies that read it.\n" +
            backend_description();
 }
 
@@ -113,6 +114,11 @@ void check_settings(const DecodeSettings& s, const ModelConfig& config, int prom
         }
     }
     if (!errors.empty()) throw UsageError("invalid settings: " + errors);
+}
+
+void print_session_warnings(const DecodeSession& session, std::set<std::string>& already_warned) {
+    for (const auto& w : session.warnings())
+        if (already_warned.insert(w.message).second) print_warning(w.message);
 }
 
 void print_backend_note(LoadedModel& model) {

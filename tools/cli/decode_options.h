@@ -13,6 +13,7 @@
 #include "compute/backend.h"
 #include "backends/backend_factory.h"
 #include "backends/loaded_model.h"
+#include "decode/decode_session.h"
 #include "decode/decode_settings.h"
 #include "decode/generation_defaults.h"
 #include "model/checkpoint.h"
@@ -42,6 +43,10 @@ DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults&
 // one line); warnings -> "warning: ..." on stderr, each distinct message once per `already_warned`.
 void check_settings(const DecodeSettings& s, const ModelConfig& config, int prompt_len,
                     std::set<std::string>* already_warned = nullptr);
+
+// The session's warnings that check_settings did not print (the strategy's own: a parameter with
+// no effect, ...), as "warning: ..." on stderr, each distinct message once per `already_warned`.
+void print_session_warnings(const DecodeSession& session, std::set<std::string>& already_warned);
 
 // --backend auto|cpu|cuda (default auto); UsageError naming the accepted values otherwise.
 BackendKind backend_from_args(const ParsedArgs& a);

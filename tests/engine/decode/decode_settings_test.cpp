@@ -69,7 +69,7 @@ TEST(DecodeSettings, ToMapRoundTripsThroughSet) {
     a.eps = 1e-3;
     a.seed = 1234567890123ull;
     a.eos = EosPolicy::LogitsEosInf;
-    a.params["wino.wide"] = "0.7";
+    a.params["wino.threshold"] = "0.7";
     DecodeSettings b;
     b.sampler = SamplerFamily::Dream;
     for (const auto& [k, v] : a.to_map()) b.set(k, v);
@@ -94,7 +94,37 @@ TEST(DecodeSettings, UnknownKeyNamesTheKnownOnes) {
     DecodeSettings s;
     const auto msg = error_of([&] { s.set("temprature", "0.5"); });
     EXPECT_NE(msg.find("unknown setting 'temprature'"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("temperature"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("did you mean 'temperature'?"), std::string::npos) << msg;
+    const auto far = error_of([&] { s.set("no_such_setting", "1"); });
+    EXPECT_NE(far.find("(settings: strategy, sampler, gen_length"), std::string::npos) << far;
+}
+
+TEST(DecodeSettings, AStrategyParameterNoStrategyDeclaresIsRefusedWithWhatWasMeant) {
+    DecodeSettings s;
+    // A typo names the key it is nearest to.
+    auto msg = error_of([&] { s.set("surelock.epsilom", "1e-3"); });
+    EXPECT_NE(msg.find("unknown strategy parameter 'surelock.epsilom'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("did you mean 'surelock.epsilon'?"), std::string::npos) << msg;
+    // A strategy's name used as the namespace: the namespaces that strategy reads.
+    msg = error_of([&] { s.set("fast_dllm.threshold", "0.5"); });
+    EXPECT_NE(msg.find("strategy 'fast-dllm' reads cache.*, threshold.*"), std::string::npos) << msg;
+    // A known namespace, an unknown name: the namespace's keys.
+    msg = error_of([&] { s.set("cover.thresholdd_of_drafts", "0.5"); });
+    EXPECT_NE(msg.find("cover.* has: cover.block_length, cover.tau_draft"), std::string::npos) << msg;
+    // Nothing like it: every namespace.
+    msg = error_of([&] { s.set("warp.speed", "9"); });
+    EXPECT_NE(msg.find("the parameter namespaces: cache, cover"), std::string::npos) << msg;
+    EXPECT_TRUE(s.params.empty());
+    // A key put straight into the map is an error of validate(); another strategy's, a warning.
+    s.gen_length = s.steps = 16;
+    s.params["warp.speed"] = "9";
+    s.params["threshold.tau"] = "0.5";
+    const auto issues = validate(s, test::fake_config(), 4);
+    EXPECT_TRUE(mentions(issues, kError, "warp.speed", "unknown strategy parameter 'warp.speed'"));
+    EXPECT_TRUE(mentions(issues, kWarning, "threshold.tau", "belongs to another strategy; 'baseline' ignores it"));
+    s.params.erase("warp.speed");
+    s.strategy = "fast-dllm";
+    EXPECT_TRUE(validate(s, test::fake_config(), 4).empty());
 }
 
 TEST(DecodeSettings, BadValuesAreRejectedWithTheAcceptedOnes) {

@@ -258,8 +258,10 @@ TEST(DecodePolicy, StrategyFactoryKnowsBaselineAndRejectsTheRest) {
     EXPECT_EQ(st.compute->name(), "full");
     EXPECT_EQ(st.revision->name(), "none");
     s.params["surelock.epsilon"] = "1e-3";
-    EXPECT_EQ(make_strategy(s, c, 4).issues.size(), 1u);  // another strategy's parameter: a warning
+    EXPECT_TRUE(make_strategy(s, c, 4).issues.empty());  // another strategy's parameter: ignored (validate() warns)
     s.params["baseline.foo"] = "1";
+    EXPECT_THROW(make_strategy(s, c, 4), Error);
+    s.params = {{"warp.speed", "9"}};  // declared by no strategy: refused even where nothing reads it
     EXPECT_THROW(make_strategy(s, c, 4), Error);
     s.params.clear();
     s.strategy = "warp-drive";
@@ -269,6 +271,24 @@ TEST(DecodePolicy, StrategyFactoryKnowsBaselineAndRejectsTheRest) {
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("known: baseline"), std::string::npos);
     }
+}
+
+TEST(DecodePolicy, ThePanelsCheckAddsTheStrategysOwnWarningsAndRefusals) {
+    const auto c = test::fake_config();
+    DecodeSettings s;
+    s.gen_length = s.steps = 8;
+    s.strategy = "surelock";
+    s.params["surelock.epsilon"] = "0";
+    auto issues = validate_with_strategy(s, c, 4);
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_FALSE(issues[0].is_error());
+    EXPECT_NE(issues[0].message.find("disables locking"), std::string::npos) << issues[0].message;
+    EXPECT_TRUE(validate(s, c, 4).empty());  // validate() alone does not build the strategy
+    s.params["surelock.epsilon"] = "-1";
+    issues = validate_with_strategy(s, c, 4);
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_TRUE(issues[0].is_error());
+    EXPECT_NE(issues[0].message.find("outside [0, inf)"), std::string::npos) << issues[0].message;
 }
 
 TEST(DecodePolicy, CanvasEventsFollowTheStateMachine) {

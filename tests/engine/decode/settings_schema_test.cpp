@@ -127,6 +127,15 @@ TEST(SettingsSchema, ParameterValuesAreCheckedAgainstTheSchema) {
 
 // A preset sets what it names, resets every other strategy setting to its default, drops the
 // parameters it does not name, and keeps the task (canvas, steps, seed).
+TEST(SettingsSchema, TheParameterInEffectIsTheGivenValueOrTheDefaultOfAStrategyThatReadsIt) {
+    EXPECT_EQ(parameter_in_effect({{"strategy", "surelock"}}, "surelock.epsilon"), "0.005");
+    EXPECT_EQ(parameter_in_effect({{"strategy", "surelock+freecache"}, {"surelock.epsilon", "1e-3"}}, "surelock.epsilon"),
+              "1e-3");
+    EXPECT_EQ(parameter_in_effect({{"strategy", "fast-dllm"}, {"surelock.epsilon", "1e-3"}}, "surelock.epsilon"), "");
+    EXPECT_EQ(parameter_in_effect({}, "surelock.epsilon"), "");  // the default strategy, baseline, does not lock
+    EXPECT_EQ(parameter_in_effect({{"strategy", "fast-dllm"}}, "threshold.tau"), "0.9");
+}
+
 TEST(SettingsSchema, PresetsResetWhatTheyDoNotName) {
     auto current = default_settings();
     current["gen_length"] = "160";

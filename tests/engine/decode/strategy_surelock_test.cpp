@@ -255,8 +255,9 @@ TEST(StrategySureLock, ParametersAreCheckedAndNamed) {
     s.params.erase("surelock.epsilom");
     s.params["surelock.unlock.period"] = "4";  // without surelock.unlock: a warning
     EXPECT_EQ(make_strategy(s, c, 4).issues.size(), 1u);
-    s.params["selection.k"] = "0.5";  // another preset's namespace: a warning
-    EXPECT_EQ(make_strategy(s, c, 4).issues.size(), 2u);
+    s.params["selection.k"] = "0.5";  // another preset's namespace: ignored here, a warning of validate()
+    EXPECT_EQ(make_strategy(s, c, 4).issues.size(), 1u);
+    EXPECT_EQ(validate_with_strategy(s, c, 4).size(), 2u);
     s.strategy = "surelock+selection";
     s.params.erase("surelock.unlock.period");
     st = make_strategy(s, c, 4);
