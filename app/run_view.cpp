@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cell_style.h"
+#include "decode/settings_schema.h"
 #include "eval/eval_example.h"
 
 RunView::RunView(QObject* parent) : QObject(parent) {}
@@ -95,7 +96,16 @@ void RunView::setFollowing(bool f) {
 QString RunView::title() const {
     const auto& h = history_.header();
     if (!h) return {};
-    return QString::fromStdString(h->model.empty() ? std::string("trace") : h->model) + " · " + strategy();
+    return QString::fromStdString(h->model.empty() ? std::string("trace") : h->model) + " · " + strategyLabel();
+}
+
+QString RunView::strategyLabel() const {
+    const auto& h = history_.header();
+    if (!h) return {};
+    // A header always names its strategy; its settings map says so too, except in old traces.
+    auto settings = h->settings;
+    settings.emplace("strategy", h->strategy);
+    return QString::fromStdString(dlm::strategy_label(settings));
 }
 
 QString RunView::strategy() const {

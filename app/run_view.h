@@ -30,6 +30,9 @@ class RunView : public QObject {
     Q_PROPERTY(bool complete READ complete NOTIFY summaryChanged)
     Q_PROPERTY(QString title READ title NOTIFY runReset)
     Q_PROPERTY(QString strategy READ strategy NOTIFY runReset)
+    // The strategy with its parameters that differ from the defaults ("surelock (unlock=on)"):
+    // what the titles show, so that two variants of one strategy read apart.
+    Q_PROPERTY(QString strategyLabel READ strategyLabel NOTIFY runReset)
     Q_PROPERTY(QString promptText READ promptText NOTIFY runReset)
     Q_PROPERTY(QVariantList promptPieces READ promptPieces NOTIFY runReset)
     Q_PROPERTY(QString settingsText READ settingsText NOTIFY runReset)
@@ -81,6 +84,7 @@ public:
     bool complete() const { return bool(history_.summary()); }
     QString title() const;
     QString strategy() const;
+    QString strategyLabel() const;
     QString promptText() const;
     QVariantList promptPieces() const;
     QString settingsText() const;

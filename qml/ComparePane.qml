@@ -21,14 +21,16 @@ ColumnLayout {
         GridPane {
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.run
-            caption: qsTr("A · ") + (App.runs.run.hasRun ? App.runs.run.strategy : "")
+            answerLines: 3
+            caption: qsTr("A · ") + (App.runs.run.hasRun ? App.runs.run.strategyLabel : "")
                      + (App.runs.run.source.length > 0 ? " · " + App.runs.run.source : "")
             onPositionClicked: (p) => pane.positionClicked(p)
         }
         GridPane {
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.compareRun
-            caption: qsTr("B · ") + (App.runs.compareRun.hasRun ? App.runs.compareRun.strategy : (App.runs.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
+            answerLines: 3
+            caption: qsTr("B · ") + (App.runs.compareRun.hasRun ? App.runs.compareRun.strategyLabel : (App.runs.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
                      + (App.runs.compareRun.source.length > 0 ? " · " + App.runs.compareRun.source : "")
             onPositionClicked: (p) => pane.positionClicked(p)
         }

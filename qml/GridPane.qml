@@ -10,6 +10,8 @@ Rectangle {
     property alias grid: gridItem
     property int selectedPosition: -1
     property string caption: ""
+    // Lines of the answer shown before it scrolls (compare mode shows both answers whole below).
+    property int answerLines: 8
     signal positionClicked(int pos)
     color: Theme.panel
     radius: Theme.radius
@@ -85,14 +87,14 @@ Rectangle {
                 onClicked: (pos) => pane.positionClicked(pos)
             }
         }
-        // The decoded answer, whole (a word problem's runs to seven lines): past eight lines it
+        // The decoded answer, whole (a word problem's runs to seven lines): past answerLines it
         // scrolls rather than cut its last line, the one with the result. It can be selected and
         // copied.
         ScrollView {
             id: answerScroll
             objectName: "answerScroll"
             Layout.fillWidth: true
-            Layout.preferredHeight: Math.min(answerText.implicitHeight, 8 * answerMetrics.lineSpacing + 4)
+            Layout.preferredHeight: Math.min(answerText.implicitHeight, pane.answerLines * answerMetrics.lineSpacing + 4)
             visible: answerText.text !== ""
             clip: true
             contentWidth: availableWidth

@@ -352,6 +352,20 @@ std::string parameter_in_effect(const std::map<std::string, std::string>& settin
     return given != settings.end() ? given->second : spec.default_value;
 }
 
+std::string strategy_label(const std::map<std::string, std::string>& settings) {
+    const auto strategy = settings.find("strategy");
+    const std::string name = strategy != settings.end() ? strategy->second : setting_spec("strategy").default_value;
+    std::string changed;
+    for (const auto& [key, value] : settings) {
+        const SettingSpec* spec = find_setting_spec(key);
+        if (!spec || !spec->is_parameter() || value == spec->default_value) continue;
+        if (parameter_in_effect(settings, key).empty()) continue;  // another strategy's
+        const std::string shown = spec->name_space() == name ? key.substr(name.size() + 1) : key;
+        changed += (changed.empty() ? "" : ", ") + shown + "=" + value;
+    }
+    return changed.empty() ? name : name + " (" + changed + ")";
+}
+
 std::map<std::string, std::string> default_settings() {
     std::map<std::string, std::string> out;
     for (const auto& s : settings_schema())

@@ -136,6 +136,15 @@ TEST(SettingsSchema, TheParameterInEffectIsTheGivenValueOrTheDefaultOfAStrategyT
     EXPECT_EQ(parameter_in_effect({{"strategy", "fast-dllm"}}, "threshold.tau"), "0.9");
 }
 
+TEST(SettingsSchema, TheStrategyLabelNamesTheParametersThatDifferFromTheDefault) {
+    EXPECT_EQ(strategy_label({{"strategy", "surelock"}}), "surelock");
+    EXPECT_EQ(strategy_label({{"strategy", "surelock"}, {"surelock.unlock", "on"}, {"surelock.m", "20"}}),
+              "surelock (unlock=on)");  // m = 20 is the default
+    EXPECT_EQ(strategy_label({{"strategy", "fast-dllm"}, {"threshold.tau", "0.8"}, {"surelock.epsilon", "1"}}),
+              "fast-dllm (threshold.tau=0.8)");  // surelock.* is not read by fast-dllm
+    EXPECT_EQ(strategy_label({}), "baseline");
+}
+
 TEST(SettingsSchema, PresetsResetWhatTheyDoNotName) {
     auto current = default_settings();
     current["gen_length"] = "160";
