@@ -135,6 +135,10 @@ DecodeConfig::DecodeConfig(DecodeEngine* engine, bool persist, bool restoreSaved
     ready_ = true;
 }
 
+QString DecodeConfig::parameterInEffect(const QString& key) const {
+    return QString::fromStdString(dlm::parameter_in_effect(toStd(settings_), key.toStdString()));
+}
+
 QVariantMap DecodeConfig::forItsStrategy(const QVariantMap& settings) {
     const std::set<std::string> read = dlm::namespaces_of(settings.value("strategy").toString().toStdString());
     QVariantMap out;

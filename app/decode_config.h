@@ -63,6 +63,9 @@ public:
     // strategy declares is sent, for the engine to refuse.
     QVariantMap runSettings() const { return forItsStrategy(settings_); }
     QVariantMap compareRunSettings() const { return forItsStrategy(compare_settings_); }
+    // The value run A would use for strategy parameter `key`: the one given, else its default;
+    // empty when A's strategy does not read it.
+    QString parameterInEffect(const QString& key) const;
     QVariantList presets() const { return presets_; }
     int presetIndex() const { return preset_index_; }
     int basePresetIndex() const { return base_preset_; }

@@ -38,17 +38,15 @@ double RunController::epsilon() const {
     // An ε the panel gives moves the band over the shown run (tuning by eye); else the band is at
     // the ε the shown run decoded with, else at the panel's default. 0 (no band) where the
     // strategy does not lock.
-    const auto number = [](const std::string& text) {
+    const auto number = [](const QString& text) {
         bool ok = false;
-        const double e = QString::fromStdString(text).toDouble(&ok);
+        const double e = text.toDouble(&ok);
         return ok ? e : 0.0;
     };
-    std::map<std::string, std::string> panel;
-    const QVariantMap shown = config_->settings();
-    for (auto it = shown.cbegin(); it != shown.cend(); ++it) panel[it.key().toStdString()] = it.value().toString().toStdString();
-    const std::string inPanel = dlm::parameter_in_effect(panel, "surelock.epsilon");
-    if (panel.count("surelock.epsilon") && !inPanel.empty()) return number(inPanel);
-    if (run_.hasRun()) return number(dlm::parameter_in_effect(run_.history().header()->settings, "surelock.epsilon"));
+    const QString inPanel = config_->parameterInEffect("surelock.epsilon");
+    if (config_->settings().contains("surelock.epsilon") && !inPanel.isEmpty()) return number(inPanel);
+    if (run_.hasRun())
+        return number(QString::fromStdString(dlm::parameter_in_effect(run_.history().header()->settings, "surelock.epsilon")));
     return number(inPanel);
 }
 

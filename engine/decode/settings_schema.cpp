@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "decode/strategy.h"
@@ -215,6 +216,44 @@ std::string number_text(double v) {
     return buf;
 }
 
+// Levenshtein distance: single-character insertions, deletions and substitutions.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diagonal = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = up;
+        }
+    }
+    return row[b.size()];
+}
+
+std::string joined(const std::vector<std::string>& xs) {
+    std::string out;
+    for (const auto& x : xs) out += (out.empty() ? "" : ", ") + x;
+    return out;
+}
+
+// The strategy a settings map (key -> text) names, else the schema's default one.
+std::string strategy_of(const std::map<std::string, std::string>& settings) {
+    const auto it = settings.find("strategy");
+    return it != settings.end() ? it->second : setting_spec("strategy").default_value;
+}
+
+// Whether a value's text is the spec's default: "5e-3" is 0.005's.
+bool is_default(const SettingSpec& spec, const std::string& value) {
+    if (value == spec.default_value) return true;
+    if (spec.type != SettingType::Real && spec.type != SettingType::Integer) return false;
+    char* end_a = nullptr;
+    char* end_b = nullptr;
+    const double a = std::strtod(value.c_str(), &end_a), b = std::strtod(spec.default_value.c_str(), &end_b);
+    return !value.empty() && !spec.default_value.empty() && *end_a == '\0' && *end_b == '\0' && a == b;
+}
+
 }  // namespace
 
 std::string_view setting_type_name(SettingType t) {
@@ -265,32 +304,6 @@ const SettingSpec& setting_spec(std::string_view key) {
     if (const SettingSpec* s = find_setting_spec(key)) return *s;
     throw std::logic_error("setting '" + std::string(key) + "' is not declared in the settings schema");
 }
-
-namespace {
-
-// Levenshtein distance: single-character insertions, deletions and substitutions.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diagonal = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = up;
-        }
-    }
-    return row[b.size()];
-}
-
-std::string joined(const std::vector<std::string>& xs) {
-    std::string out;
-    for (const auto& x : xs) out += (out.empty() ? "" : ", ") + x;
-    return out;
-}
-
-}  // namespace
 
 std::string unknown_setting_message(std::string_view key) {
     const std::string k(key);
@@ -345,20 +358,17 @@ std::set<std::string> namespaces_of(std::string_view strategy) {
 
 std::string parameter_in_effect(const std::map<std::string, std::string>& settings, std::string_view key) {
     const SettingSpec& spec = setting_spec(key);
-    const auto strategy = settings.find("strategy");
-    const std::string name = strategy != settings.end() ? strategy->second : setting_spec("strategy").default_value;
-    if (!namespaces_of(name).count(std::string(spec.name_space()))) return {};
+    if (!namespaces_of(strategy_of(settings)).count(std::string(spec.name_space()))) return {};
     const auto given = settings.find(spec.key);
     return given != settings.end() ? given->second : spec.default_value;
 }
 
 std::string strategy_label(const std::map<std::string, std::string>& settings) {
-    const auto strategy = settings.find("strategy");
-    const std::string name = strategy != settings.end() ? strategy->second : setting_spec("strategy").default_value;
+    const std::string name = strategy_of(settings);
     std::string changed;
     for (const auto& [key, value] : settings) {
         const SettingSpec* spec = find_setting_spec(key);
-        if (!spec || !spec->is_parameter() || value == spec->default_value) continue;
+        if (!spec || !spec->is_parameter() || is_default(*spec, value)) continue;
         if (parameter_in_effect(settings, key).empty()) continue;  // another strategy's
         const std::string shown = spec->name_space() == name ? key.substr(name.size() + 1) : key;
         changed += (changed.empty() ? "" : ", ") + shown + "=" + value;
