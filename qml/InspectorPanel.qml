@@ -139,10 +139,20 @@ Rectangle {
         }
 
         Label { text: qsTr("Events"); color: Theme.dim; font.pixelSize: Theme.small }
+        // A position has a few events (unmask, lock, a remask...): the list takes their height, up
+        // to eight lines, and the candidates' history below takes the rest.
+        Label {
+            objectName: "noEvents"
+            visible: eventList.count === 0
+            text: qsTr("none up to this step")
+            color: Theme.dim; font.pixelSize: Theme.small; font.italic: true
+        }
         ListView {
+            id: eventList
+            objectName: "eventList"
             Layout.fillWidth: true
-            Layout.fillHeight: true
-            Layout.minimumHeight: 60
+            Layout.preferredHeight: Math.min(contentHeight, 8 * 16)
+            visible: count > 0
             clip: true
             model: inspector.info.events || []
             delegate: Label {
@@ -154,9 +164,12 @@ Rectangle {
         }
         Label { text: qsTr("Top-3 over the steps"); color: Theme.dim; font.pixelSize: Theme.small }
         ListView {
+            objectName: "topkHistory"
             Layout.fillWidth: true
-            Layout.preferredHeight: 120
+            Layout.fillHeight: true
+            Layout.minimumHeight: 120
             clip: true
+            ScrollBar.vertical: ScrollBar {}
             model: inspector.info.topk || []
             delegate: Label {
                 required property var modelData

@@ -32,6 +32,17 @@ TestCase {
             verify(y >= axis.min && y <= axis.max, "log10 KL " + y + " is on the axis")
         }
     }
+    // The few events take their own height; the candidates' history over the steps takes the rest.
+    function test_eventsTakeTheirHeightAndTheHistoryTheRest() {
+        App.runs.setViewStep(App.runs.run.stepCount - 1)
+        const insp = createTemporaryObject(comp, this, {position: 7})
+        waitForRendering(insp)
+        const events = findChild(insp, "eventList")
+        const history = findChild(insp, "topkHistory")
+        verify(events.count >= 1, "events: " + events.count)
+        verify(events.height <= events.contentHeight + 1, events.height + " > " + events.contentHeight)
+        verify(history.height > 150, "history " + history.height)
+    }
     // Steps are counted from 1, as on the timeline ("step 64 of 64", not "step 63").
     function test_stepsAreCountedFromOne() {
         const insp = createTemporaryObject(comp, this, {position: 7})
