@@ -102,10 +102,7 @@ QString RunView::title() const {
 QString RunView::strategyLabel() const {
     const auto& h = history_.header();
     if (!h) return {};
-    // A header always names its strategy; its settings map says so too, except in old traces.
-    auto settings = h->settings;
-    settings.emplace("strategy", h->strategy);
-    return QString::fromStdString(dlm::strategy_label(settings));
+    return QString::fromStdString(dlm::strategy_label(h->strategy, h->settings));
 }
 
 QString RunView::strategy() const {

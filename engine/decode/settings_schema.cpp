@@ -363,17 +363,17 @@ std::string parameter_in_effect(const std::map<std::string, std::string>& settin
     return given != settings.end() ? given->second : spec.default_value;
 }
 
-std::string strategy_label(const std::map<std::string, std::string>& settings) {
-    const std::string name = strategy_of(settings);
+std::string strategy_label(const std::string& strategy, const std::map<std::string, std::string>& settings) {
+    const std::set<std::string> read = namespaces_of(strategy);
     std::string changed;
     for (const auto& [key, value] : settings) {
         const SettingSpec* spec = find_setting_spec(key);
         if (!spec || !spec->is_parameter() || is_default(*spec, value)) continue;
-        if (parameter_in_effect(settings, key).empty()) continue;  // another strategy's
-        const std::string shown = spec->name_space() == name ? key.substr(name.size() + 1) : key;
+        if (!read.count(std::string(spec->name_space()))) continue;  // another strategy's
+        const std::string shown = spec->name_space() == strategy ? key.substr(strategy.size() + 1) : key;
         changed += (changed.empty() ? "" : ", ") + shown + "=" + value;
     }
-    return changed.empty() ? name : name + " (" + changed + ")";
+    return changed.empty() ? strategy : strategy + " (" + changed + ")";
 }
 
 std::map<std::string, std::string> default_settings() {

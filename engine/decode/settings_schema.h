@@ -67,9 +67,10 @@ std::string unknown_setting_message(std::string_view key);
 std::string parameter_in_effect(const std::map<std::string, std::string>& settings, std::string_view key);
 
 // A run's strategy as a short label that tells its variants apart: the name, and the parameters
-// it reads that are given with another value than the default ("surelock (unlock=on)"; a
-// parameter of another namespace keeps its namespace: "fast-dllm (threshold.tau=0.8)").
-std::string strategy_label(const std::map<std::string, std::string>& settings);
+// it reads among `settings` that are given with another value than the default ("surelock
+// (unlock=on)"; a parameter of another namespace keeps its namespace: "fast-dllm
+// (threshold.tau=0.8)"). `settings` may be a trace header's map or DecodeSettings::params.
+std::string strategy_label(const std::string& strategy, const std::map<std::string, std::string>& settings);
 
 // The strategies whose builder reads the `<ns>.*` parameters.
 const std::vector<std::string>& strategies_reading(std::string_view name_space);

@@ -65,6 +65,17 @@ TEST_F(CliRun, TextOutputHasSummary) {
         EXPECT_NE(r.out.find(label), std::string::npos) << "missing '" << label << "' in:\n" << r.out;
 }
 
+// The summaries name a strategy's variant: its parameters that differ from their defaults.
+TEST_F(CliRun, SummariesNameTheStrategysVariant) {
+    const auto t = file("unlock.ndjson");
+    auto r = run({"--strategy", "surelock", "--set", "surelock.unlock=on", "--set", "surelock.m=20", "--trace", t.string()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("strategy surelock (unlock=on), prompt"), std::string::npos) << r.out;  // m = 20 is the default
+    auto show = cli({"trace", "show", t.string()});
+    ASSERT_EQ(show.status, 0) << show.err;
+    EXPECT_NE(show.out.find("strategy       surelock (unlock=on), gen 16"), std::string::npos) << show.out;
+}
+
 TEST_F(CliRun, SameSeedGivesIdenticalTraces) {
     const auto a = file("a.ndjson"), b = file("b.ndjson"), c = file("c.ndjson");
     ASSERT_EQ(run({"--temperature", "1", "--seed", "7", "--trace", a.string()}).status, 0);

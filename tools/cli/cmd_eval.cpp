@@ -18,6 +18,7 @@
 
 #include "decode/generation_defaults.h"
 #include "args.h"
+#include "decode/settings_schema.h"
 #include "compute/cpu/cpu_backend.h"
 #include "commands.h"
 #include "decode/ar_generate.h"
@@ -391,7 +392,8 @@ int eval_main(std::span<const std::string> args) {
         return kExitOk;
     }
 
-    std::cout << "model " << model.name << " (" << model.backend->name() << "), strategy " << method << ", "
+    std::cout << "model " << model.name << " (" << model.backend->name() << "), strategy "
+              << (causal ? method : strategy_label(settings.strategy, settings.params)) << ", "
               << data.string() << " (" << n << " examples)\n\n";
     std::size_t width = 6;
     for (const auto& [name, f] : families) width = std::max(width, name.size());

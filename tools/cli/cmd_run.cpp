@@ -12,6 +12,7 @@
 
 #include "decode/generation_defaults.h"
 #include "args.h"
+#include "decode/settings_schema.h"
 #include "commands.h"
 #include "decode/decode_session.h"
 #include "decode_options.h"
@@ -206,7 +207,7 @@ int run_main(std::span<const std::string> args) {
     } else {
         std::cout << sum.text << "\n\n"
                   << "model        " << model.name << " (" << family_name(ckpt.config().family) << ", "
-                  << model.backend->name() << "), strategy " << settings.strategy << ", prompt "
+                  << model.backend->name() << "), strategy " << strategy_label(settings.strategy, settings.params) << ", prompt "
                   << prompt_ids.size() << " tokens" << (chat ? " (chat)" : "") << '\n'
                   << "steps        " << sum.steps << (finished ? "" : " (cancelled)") << ", " << sum.tokens_unmasked
                   << " tokens unmasked\n"

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "args.h"
+#include "decode/settings_schema.h"
 #include "commands.h"
 #include "output.h"
 #include "trace/trace_io.h"
@@ -122,7 +123,7 @@ int show(std::span<const std::string> args) {
               << ")\n"
               << "tokenizer      " << h.tokenizer << ", backend " << h.backend << '\n'
               << "prompt         " << h.prompt << "  [" << h.prompt_ids.size() << " tokens after the template]\n"
-              << "strategy       " << h.strategy << ", gen " << h.gen_length << ", block " << h.block_length
+              << "strategy       " << strategy_label(h.strategy, h.settings) << ", gen " << h.gen_length << ", block " << h.block_length
               << ", steps " << h.steps << ", seed " << h.seed << '\n';
     if (!h.settings.empty()) {
         std::cout << "settings      ";

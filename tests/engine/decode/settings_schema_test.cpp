@@ -137,13 +137,12 @@ TEST(SettingsSchema, TheParameterInEffectIsTheGivenValueOrTheDefaultOfAStrategyT
 }
 
 TEST(SettingsSchema, TheStrategyLabelNamesTheParametersThatDifferFromTheDefault) {
-    EXPECT_EQ(strategy_label({{"strategy", "surelock"}}), "surelock");
-    EXPECT_EQ(strategy_label({{"strategy", "surelock"}, {"surelock.unlock", "on"}, {"surelock.m", "20"}}),
-              "surelock (unlock=on)");  // m = 20 is the default
-    EXPECT_EQ(strategy_label({{"strategy", "surelock"}, {"surelock.epsilon", "5e-3"}}), "surelock");  // 0.005
-    EXPECT_EQ(strategy_label({{"strategy", "fast-dllm"}, {"threshold.tau", "0.8"}, {"surelock.epsilon", "1"}}),
+    EXPECT_EQ(strategy_label("surelock", {}), "surelock");
+    EXPECT_EQ(strategy_label("surelock", {{"surelock.unlock", "on"}, {"surelock.m", "20"}, {"temperature", "0.5"}}),
+              "surelock (unlock=on)");  // m = 20 is the default; decode settings are not the strategy's
+    EXPECT_EQ(strategy_label("surelock", {{"surelock.epsilon", "5e-3"}}), "surelock");  // 0.005
+    EXPECT_EQ(strategy_label("fast-dllm", {{"threshold.tau", "0.8"}, {"surelock.epsilon", "1"}}),
               "fast-dllm (threshold.tau=0.8)");  // surelock.* is not read by fast-dllm
-    EXPECT_EQ(strategy_label({}), "baseline");
 }
 
 TEST(SettingsSchema, PresetsResetWhatTheyDoNotName) {
