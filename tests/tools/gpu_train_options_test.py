@@ -5,7 +5,9 @@ out: a --mdlm-suffix-mask outside 0..1, 0 together with --mdlm-digit-suffix (the
 suffix-masked sequences only), a --mdlm-decode-order-mask outside 0..1, a mixture's misspelt
 family, a weight below 0 or no number, all weights 0, a minutes value that is no number or below 0,
 and 0 minutes for both models (nothing to train). A run of 0 minutes is not started (train.py would
-read 0 as "no time limit"): --mdlm-minutes 0 trains the guider alone, as --ar-minutes 0 the MDLM."""
+read 0 as "no time limit"): --mdlm-minutes 0 trains the guider alone, as --ar-minutes 0 the MDLM.
+--mdlm-init (a second phase from an earlier export) needs an exported folder and continues tiny-mdlm
+only."""
 import os
 import subprocess
 import sys
@@ -27,7 +29,10 @@ for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--suffix-mask is a share of s
                   (["--ar-minutes", "-0.5"], "--ar-minutes is a number of minutes, not '-0.5'"),
                   (["--ar-lr", "fast"], "argument --lr: invalid float value: 'fast'"),
                   (["--mdlm-decode-order-mask", "4"],
-                   "--decode-order-mask is a share of sequences: use a value from 0 to 1")):
+                   "--decode-order-mask is a share of sequences: use a value from 0 to 1"),
+                  (["--mdlm-init", "/nonexistent"], "--mdlm-init: /nonexistent has no config.json"),
+                  (["--mdlm-init", os.path.join(source, "resources", "models", "tiny-mdlm"), "--fresh"],
+                   "--mdlm-init continues tiny-mdlm")):
     with tempfile.TemporaryDirectory() as out:
         r = subprocess.run(["bash", script, out] + bad, capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and says in r.stderr and "nothing was started" in r.stderr, \
@@ -39,6 +44,11 @@ with tempfile.TemporaryDirectory() as out:
                         "--device", "nodevice"],
                        capture_output=True, text=True, timeout=120)
     assert "refused" not in r.stderr and r.returncode == 1, (r.returncode, r.stderr)
+# A second phase from an exported folder gets there too.
+with tempfile.TemporaryDirectory() as out:
+    r = subprocess.run(["bash", script, out, "--mdlm-init", os.path.join(source, "resources", "models", "tiny-mdlm"),
+                        "--ar-minutes", "0", "--device", "nodevice"], capture_output=True, text=True, timeout=120)
+    assert "refused" not in r.stderr and "nothing" not in r.stderr and r.returncode == 1, (r.returncode, r.stderr)
 # Either model alone is accepted too.
 for alone in (["--mdlm-minutes", "0"], ["--ar-minutes", "0"]):
     with tempfile.TemporaryDirectory() as out:

@@ -11,6 +11,7 @@
 #                                         [--sorting-form columns|ranked] [--counting-form spelled|echoed|marked|starred]
 #                                         [--mdlm-digit-suffix 0.3]
 #                                         [--mdlm-suffix-mask 0.7] [--mdlm-decode-order-mask 0]
+#                                         [--mdlm-init DIR]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
@@ -18,7 +19,9 @@
 #    each on a wall-time budget (curve points and checkpoints count) with a cosine schedule fitted
 #    to it; --ar-minutes 0 keeps the shipped guider and trains the MDLM alone, --mdlm-minutes 0 keeps
 #    the shipped MDLM and trains the guider alone; --fresh starts from random
-#    weights instead; --mdlm-from-ar starts the MDLM from the shipped guider's weights instead
+#    weights instead; --mdlm-init DIR continues tiny-mdlm from another export (an earlier call's
+#    models/tiny-mdlm, named by its work-dir.txt: the second phase of a two-phase run);
+#    --mdlm-from-ar starts the MDLM from the shipped guider's weights instead
 #    (tools/train/adapt.py: size "adapted", the guider's shape); --mdlm-dream trains the Dream-family
 #    MDLM tiny-dream instead of tiny-mdlm (the guider's network read bidirectionally, shifted
 #    logits: it continues the shipped tiny-dream, or starts from the guider's weights where none is
@@ -69,6 +72,7 @@ COUNTING_FORM=spelled  # echoed / marked / starred: the asked letter written bac
 MDLM_DIGIT_SUFFIX=0   # train.py --digit-suffix: the end of a decode, only digits hidden after the cut (§5)
 MDLM_SUFFIX_MASK=0.7  # train.py --suffix-mask: the share of sequences masked from a random cut on (§5)
 MDLM_DECODE_ORDER=0   # train.py --decode-order-mask: the share masked in the model's own decode order (§5)
+MDLM_INIT=""          # an export to continue tiny-mdlm from instead of the shipped weights
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -92,7 +96,8 @@ while [ $# -gt 0 ]; do
     --counting-form) COUNTING_FORM="$2"; shift 2 ;;  # train.py --counting-form of both models
     --mdlm-digit-suffix) MDLM_DIGIT_SUFFIX="$2"; shift 2 ;;  # train.py --digit-suffix of the MDLM
     --mdlm-suffix-mask) MDLM_SUFFIX_MASK="$2"; shift 2 ;;  # train.py --suffix-mask of the MDLM
-    --mdlm-decode-order-mask) MDLM_DECODE_ORDER="$2"; shift 2 ;;  # train.py --decode-order-mask of the MDLM
+    --mdlm-decode-order-mask) MDLM_DECODE_ORDER="$2"; shift 2 ;;
+    --mdlm-init) MDLM_INIT="$2"; shift 2 ;;  # continue tiny-mdlm from this export (a second phase)  # train.py --decode-order-mask of the MDLM
     -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) OUT="$1"; shift ;;
   esac
@@ -112,6 +117,14 @@ if awk -v m="$MDLM_MIN" -v a="$AR_MIN" 'BEGIN { exit !(m == m + 0 && a == a + 0 
 fi
 case "$SORTING_FORM" in columns|ranked) ;; *) echo "gpu_train.sh: --sorting-form is columns or ranked, not '$SORTING_FORM'" >&2; exit 2 ;; esac
 case "$COUNTING_FORM" in spelled|echoed|marked|starred) ;; *) echo "gpu_train.sh: --counting-form is spelled, echoed, marked or starred, not '$COUNTING_FORM'" >&2; exit 2 ;; esac
+if [ -n "$MDLM_INIT" ]; then
+  [ "$FRESH" = 0 ] && [ "$MDLM_FROM_AR" = 0 ] && [ "$MDLM_KIND" = mdlm ] ||
+    { echo "gpu_train.sh: --mdlm-init continues tiny-mdlm; it goes with neither --fresh, --mdlm-from-ar nor --mdlm-dream; nothing was started" >&2; exit 2; }
+  for f in config.json model.safetensors tokenizer.model; do
+    [ -f "$MDLM_INIT/$f" ] ||
+      { echo "gpu_train.sh: --mdlm-init: $MDLM_INIT has no $f (it takes an exported model folder); nothing was started" >&2; exit 2; }
+  done
+fi
 PY="${PYTHON:-python3}"
 
 # The embedded models' mixture and response forms (docs/models.md §4): the multiplication family
@@ -170,8 +183,9 @@ MODELS="$WORK/result/models"
 PLOTS="$WORK/result/img"
 mkdir -p "$MODELS" "$PLOTS"
 cp -r "$ROOT/resources/models/tiny-mdlm" "$ROOT/resources/models/tiny-ar" "$MODELS/"
+if [ -n "$MDLM_INIT" ]; then rm -rf "$MODELS/tiny-mdlm"; cp -r "$MDLM_INIT" "$MODELS/tiny-mdlm"; fi
 init() { [ "$FRESH" = 1 ] || echo "--init-from-shipped $MODELS/$1"; }
-SHIPPED_MDLM_SIZE=$("$PY" -c "import json, sys; sys.path.insert(0, '$ROOT/tools/train'); import common as C; print(C.mdlm_size_of(json.load(open('$ROOT/resources/models/tiny-mdlm/config.json'))))")
+SHIPPED_MDLM_SIZE=$("$PY" -c "import json, sys; sys.path.insert(0, '$ROOT/tools/train'); import common as C; print(C.mdlm_size_of(json.load(open('$MODELS/tiny-mdlm/config.json'))))")
 MDLM_NAME=tiny-mdlm
 if [ "$MDLM_KIND" = dream ]; then
   [ -z "$MDLM_SIZE" ] && [ "$MDLM_FROM_AR" = 0 ] ||
