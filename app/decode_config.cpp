@@ -135,6 +135,11 @@ DecodeConfig::DecodeConfig(DecodeEngine* engine, bool persist, bool restoreSaved
     ready_ = true;
 }
 
+QString DecodeConfig::unknownKeyMessage(const QString& key) const {
+    const std::string k = key.trimmed().toStdString();
+    return dlm::find_setting_spec(k) ? QString() : QString::fromStdString(dlm::unknown_setting_message(k));
+}
+
 QString DecodeConfig::parameterInEffect(const QString& key) const {
     return QString::fromStdString(dlm::parameter_in_effect(toStd(settings_), key.toStdString()));
 }

@@ -63,6 +63,9 @@ public:
     // strategy declares is sent, for the engine to refuse.
     QVariantMap runSettings() const { return forItsStrategy(settings_); }
     QVariantMap compareRunSettings() const { return forItsStrategy(compare_settings_); }
+    // Why `key` cannot be set ("" when the schema declares it): the engine's message, with the key
+    // probably meant. The parameter field keeps such a key instead of storing one no control clears.
+    Q_INVOKABLE QString unknownKeyMessage(const QString& key) const;
     // The value run A would use for strategy parameter `key`: the one given, else its default;
     // empty when A's strategy does not read it.
     QString parameterInEffect(const QString& key) const;

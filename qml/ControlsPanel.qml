@@ -213,18 +213,24 @@ Rectangle {
                     objectName: "extraSetting"
                     property string problem: ""
                     Layout.fillWidth: true
-                    placeholderText: qsTr("strategy.param=value")
+                    placeholderText: qsTr("namespace.param=value")
                     font.pixelSize: Theme.small
                     onTextChanged: problem = ""
                     onAccepted: {
+                        // What cannot be set is kept in the field, with what is wrong, instead of
+                        // vanishing (or, for an unknown key, being stored where no control clears it).
                         const i = text.indexOf("=")
-                        if (i > 0 && text.slice(i + 1).trim() !== "") {
-                            App.config.setSetting(text.slice(0, i).trim(), text.slice(i + 1).trim())
-                            text = ""
-                        } else {
-                            // Kept in the field, with what is wrong, instead of vanishing.
+                        if (i <= 0 || text.slice(i + 1).trim() === "") {
                             problem = qsTr("Write it as key=value, e.g. surelock.epsilon=1e-3")
+                            return
                         }
+                        const unknown = App.config.unknownKeyMessage(text.slice(0, i))
+                        if (unknown !== "") {
+                            problem = unknown
+                            return
+                        }
+                        App.config.setSetting(text.slice(0, i).trim(), text.slice(i + 1).trim())
+                        text = ""
                     }
                 }
                 Button { text: qsTr("Defaults"); onClicked: App.config.resetSettings(); implicitHeight: 26 }

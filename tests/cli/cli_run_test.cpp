@@ -282,6 +282,19 @@ TEST_F(CliRun, EvalOnAJsonlFile) {
     EXPECT_NE(r.err.find("eval 3/3"), std::string::npos) << r.err;  // progress on stderr
     EXPECT_NE(r.err.find(" s elapsed"), std::string::npos) << r.err;  // wall time, not the examples' sum
 
+    // eval checks the strategy's parameters as run does: its warnings once, its refusals before any decode.
+    auto unlocked = cli({"eval", "--model", model_dir().string(), "--data", data.string(), "--gen-len", "8",
+                         "--strategy", "surelock", "--set", "surelock.epsilon=0"});
+    ASSERT_EQ(unlocked.status, 0) << unlocked.err;
+    const std::string warning = "warning: surelock.epsilon = 0 disables locking";
+    const auto at = unlocked.err.find(warning);
+    EXPECT_NE(at, std::string::npos) << unlocked.err;
+    EXPECT_EQ(unlocked.err.find(warning, at + warning.size()), std::string::npos) << unlocked.err;  // once
+    auto refused = cli({"eval", "--model", model_dir().string(), "--data", data.string(), "--gen-len", "8",
+                        "--strategy", "surelock", "--set", "surelock.m=150"});
+    EXPECT_EQ(refused.status, 2);
+    expect_one_line_error(refused, "surelock.m=150 is outside [0, 100]");
+
     // Every example is in the predictions file, with the extracted answer.
     const std::string pred = read_text(file("pred.jsonl"));
     EXPECT_EQ(std::count(pred.begin(), pred.end(), '\n'), 3) << pred;

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "decode/settings_schema.h"
+#include "decode/strategy.h"
 #include "output.h"
 
 namespace dlm::cli {
@@ -104,7 +105,7 @@ DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults&
 
 void check_settings(const DecodeSettings& s, const ModelConfig& config, int prompt_len,
                     std::set<std::string>* already_warned) {
-    const auto issues = validate(s, config, prompt_len);
+    const auto issues = validate_with_strategy(s, config, prompt_len);
     std::string errors;
     for (const auto& issue : issues) {
         if (issue.is_error()) {

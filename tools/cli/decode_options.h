@@ -39,13 +39,15 @@ std::string decode_options_description();
 // printed as warnings.
 DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults& model_defaults = {});
 
-// validate() against the model and the templated prompt: errors -> UsageError (all of them in
+// validate_with_strategy() against the model and the templated prompt (the settings panel's
+// check: the strategy's own refusals and warnings included): errors -> UsageError (all of them in
 // one line); warnings -> "warning: ..." on stderr, each distinct message once per `already_warned`.
 void check_settings(const DecodeSettings& s, const ModelConfig& config, int prompt_len,
                     std::set<std::string>* already_warned = nullptr);
 
-// The session's warnings that check_settings did not print (the strategy's own: a parameter with
-// no effect, ...), as "warning: ..." on stderr, each distinct message once per `already_warned`.
+// The session's warnings that check_settings could not know (the prompt holds the mask token;
+// Guided Diffusion's, whose guider loads with the session), as "warning: ..." on stderr, each
+// distinct message once per `already_warned`.
 void print_session_warnings(const DecodeSession& session, std::set<std::string>& already_warned);
 
 // --backend auto|cpu|cuda (default auto); UsageError naming the accepted values otherwise.

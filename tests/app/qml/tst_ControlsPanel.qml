@@ -24,6 +24,23 @@ TestCase {
         App.config.resetSettings()
         compare(App.config.presetIndex, 0)
     }
+    // The parameter field keeps a key no strategy declares, with the engine's word on it, rather
+    // than storing a setting no control could clear; a declared one is set and the field emptied.
+    function test_parameterFieldKeepsAnUnknownKey() {
+        const panel = createTemporaryObject(comp, this)
+        const field = findChild(panel, "extraSetting")
+        const problem = findChild(panel, "extraSettingProblem")
+        field.text = "surelock.epsilom=1e-3"
+        field.accepted()
+        compare(field.text, "surelock.epsilom=1e-3")
+        verify(problem.text.indexOf("did you mean 'surelock.epsilon'?") >= 0, problem.text)
+        verify(App.config.settings["surelock.epsilom"] === undefined)
+        field.text = "surelock.epsilon=1e-3"
+        field.accepted()
+        compare(field.text, "")
+        compare(App.config.settings["surelock.epsilon"], "1e-3")
+        App.config.resetSettings()
+    }
     // A preset sets what it names and resets the other strategy settings (it used to change only
     // the strategy key: "Dream top-k margin" then "freecache" kept the Dream sampler); an edit
     // turns the box to custom and names what differs.
