@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "decode/settings_schema.h"
+#include "decode/transfer_schedule.h"
 #include "util/machine_memory.h"
 #include "util/error.h"
 
@@ -329,13 +330,24 @@ std::vector<SettingsIssue> validate(const DecodeSettings& s, const ModelConfig& 
             warning("block_length", "the dream sampler has no blocks; block_length is ignored");
         if (s.remasking != Remasking::LowConfidence)
             warning("remasking", "remasking is a llada sampler setting; the dream sampler ignores it");
-        if (s.steps > 0 && s.gen_length > 0 && s.steps > s.gen_length)
-            warning("steps", std::to_string(s.steps) + " steps for " + std::to_string(s.gen_length) +
-                                 " tokens: at least " + std::to_string(s.steps - s.gen_length) +
-                                 " steps will reveal nothing (full forward passes that change nothing)");
-        if (s.steps > 0 && s.gen_length > 0 && s.steps >= s.gen_length && s.alg != DreamAlg::Origin)
-            warning("steps", "with steps >= gen_length Dream's schedule floors the first steps to 0 reveals and "
-                             "reveals the remainder on the last step (the reference's behaviour)");
+        if (s.steps > s.gen_length && s.gen_length > 0) {
+            const std::string head = std::to_string(s.steps) + " steps for " + std::to_string(s.gen_length) + " tokens: ";
+            if (s.alg == DreamAlg::Origin || !(s.eps > 0 && s.eps < 1)) {
+                warning("steps", head + "at least " + std::to_string(s.steps - s.gen_length) +
+                                     " steps will reveal nothing (full forward passes that change nothing)");
+            } else {
+                // The count the schedule gives (at steps = gen_length only its first step is idle).
+                const auto timesteps = dream_timesteps(s.steps, s.eps);
+                int masks = s.gen_length, idle = 0;
+                for (int i = 0; i < s.steps; ++i) {
+                    const int k = dream_transfer_count(timesteps, i, masks);
+                    idle += k == 0;
+                    masks -= k;
+                }
+                warning("steps", head + "Dream's schedule reveals nothing at " + std::to_string(idle) +
+                                     " of them (full forward passes that change nothing)");
+            }
+        }
     } else if (s.gen_length > 0 && s.steps > 0 && s.block_length >= 0) {
         const int block = block_or_generation(s);
         if (block > s.gen_length) {

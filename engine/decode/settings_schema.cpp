@@ -232,9 +232,9 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
     return row[b.size()];
 }
 
-std::string joined(const std::vector<std::string>& xs) {
+std::string joined(const std::vector<std::string>& xs, std::string_view separator = ", ") {
     std::string out;
-    for (const auto& x : xs) out += (out.empty() ? "" : ", ") + x;
+    for (const auto& x : xs) out += (out.empty() ? "" : std::string(separator)) + x;
     return out;
 }
 
@@ -318,6 +318,14 @@ std::string unknown_setting_message(std::string_view key) {
     }
     if (nearest) return out + " (did you mean '" + nearest->key + "'?)";
     if (!parameter) {
+        // "unlock" or "epsilon": a parameter's name (or its namespace) without the rest of the key.
+        std::vector<std::string> meant;
+        for (const auto& s : settings_schema())
+            if (s.is_parameter() && (s.name_space() == k || s.key.substr(s.key.rfind('.') + 1) == k))
+                meant.push_back("'" + s.key + "'");
+        if (!meant.empty())
+            return out + " (strategy parameters are written <namespace>.<name>: did you mean " +
+                   joined(meant, " or ") + "?)";
         std::vector<std::string> keys;
         for (const auto& s : settings_schema())
             if (!s.is_parameter()) keys.push_back(s.key);

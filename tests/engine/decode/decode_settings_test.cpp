@@ -111,6 +111,13 @@ TEST(DecodeSettings, AStrategyParameterNoStrategyDeclaresIsRefusedWithWhatWasMea
     // A known namespace, an unknown name: the namespace's keys.
     msg = error_of([&] { s.set("cover.thresholdd_of_drafts", "0.5"); });
     EXPECT_NE(msg.find("cover.* has: cover.block_length, cover.tau_draft"), std::string::npos) << msg;
+    // A parameter's name, or its namespace, without the rest of the key.
+    msg = error_of([&] { s.set("unlock", "on"); });
+    EXPECT_NE(msg.find("did you mean 'surelock.unlock'?"), std::string::npos) << msg;
+    msg = error_of([&] { s.set("epsilon", "1e-3"); });
+    EXPECT_NE(msg.find("did you mean 'surelock.epsilon' or 'surelock.unlock.epsilon'?"), std::string::npos) << msg;
+    msg = error_of([&] { s.set("threshold", "0.9"); });
+    EXPECT_NE(msg.find("'threshold.tau' or 'threshold.factor' or 'wino.threshold'"), std::string::npos) << msg;
     // Nothing like it: every namespace.
     msg = error_of([&] { s.set("warp.speed", "9"); });
     EXPECT_NE(msg.find("the parameter namespaces: cache, cover"), std::string::npos) << msg;
@@ -255,6 +262,17 @@ TEST(DecodeSettings, DreamSpecificChecks) {
     s.eps = 1e-3;
     s.alg_temp = 0.5;
     EXPECT_TRUE(mentions(validate(s, c, 4), kWarning, "alg_temp", "0.2"));
+    s.alg_temp = 0;
+    // One step per token is Dream's usual setting: no warning about idle steps (its schedule
+    // leaves only the first idle). More steps than tokens: the idle ones, counted.
+    s.block_length = 0;
+    s.steps = 64;
+    EXPECT_FALSE(mentions(validate(s, c, 4), kWarning, "steps", ""));
+    s.steps = 72;
+    EXPECT_TRUE(mentions(validate(s, c, 4), kWarning, "steps", "72 steps for 64 tokens: Dream's schedule reveals nothing at 9 of them"));
+    s.alg = DreamAlg::Origin;
+    EXPECT_TRUE(mentions(validate(s, c, 4), kWarning, "steps", "at least 8 steps will reveal nothing"));
+    s.steps = 32;
     EXPECT_EQ(effective_block_length(s, c), 64);
     EXPECT_EQ(effective_sampler(s, c), SamplerFamily::Dream);
     EXPECT_EQ(effective_confidence(s, c), ConfidenceSource::Processed);
