@@ -116,15 +116,18 @@ void HeatmapItem::paintTo(QPainter& g, const QSizeF&) {
     g.drawText(QRectF(plot.left(), plot.bottom(), plot.width(), 14), Qt::AlignCenter, tr("position →"));
 
     // Colour bar.
-    if (bar_.height() != int(bar.height())) bar_ = heatmap::colourBar(1, int(bar.height()));
+    const double lowest = mode_ == "reveal" ? heatmap::kFirstStepUnit : 0.0;
+    if (bar_.height() != int(bar.height()) || bar_lowest_ != lowest)
+        bar_ = heatmap::colourBar(1, int(bar.height()), lowest), bar_lowest_ = lowest;
     g.drawImage(bar, bar_);
     g.setPen(cell_style::dimText());
     g.setBrush(Qt::NoBrush);  // an outline only: the plot's fill brush would cover the gradient
     g.drawRect(bar);
     auto yOf = [&](double unit) { return bar.bottom() - unit * bar.height(); };
     if (mode_ == "reveal") {
-        g.drawText(QPointF(bar.right() + 3, bar.top() + 8), QString::number(planned - 1));
-        g.drawText(QPointF(bar.right() + 3, bar.bottom()), QStringLiteral("0"));
+        // Steps from 1, as the hover text and the timeline name them.
+        g.drawText(QPointF(bar.right() + 3, bar.top() + 8), QString::number(planned));
+        g.drawText(QPointF(bar.right() + 3, bar.bottom()), QStringLiteral("1"));
         g.drawText(QPointF(bar.right() + 3, bar.center().y()), tr("step"));
     } else {
         for (int e = int(heatmap::kLogMin); e <= int(heatmap::kLogMax); e += 3) {

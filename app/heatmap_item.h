@@ -60,4 +60,5 @@ private:
     heatmap::KlImage kl_;
     heatmap::RevealImage reveal_;
     QImage bar_;
+    double bar_lowest_ = 0.0;  // the ramp bar_ starts from (the mode's)
 };

@@ -32,13 +32,14 @@ QColor klColor(double kl) {
 
 QColor stepColor(int step, int planned) {
     if (step < 0) return QColor(0, 0, 0, 0);
-    return colormap(0.15 + 0.85 * double(step) / std::max(1, planned - 1));
+    return colormap(kFirstStepUnit + (1.0 - kFirstStepUnit) * double(step) / std::max(1, planned - 1));
 }
 
-QImage colourBar(int width, int height) {
+QImage colourBar(int width, int height, double lowest) {
     QImage img(std::max(1, width), std::max(1, height), QImage::Format_ARGB32_Premultiplied);
     for (int y = 0; y < img.height(); ++y) {
-        const QRgb c = colormap(1.0 - double(y) / std::max(1, img.height() - 1)).rgba();
+        const double up = 1.0 - double(y) / std::max(1, img.height() - 1);
+        const QRgb c = colormap(lowest + (1.0 - lowest) * up).rgba();
         auto* line = reinterpret_cast<QRgb*>(img.scanLine(y));
         std::fill(line, line + img.width(), c);
     }

@@ -15,8 +15,13 @@ inline constexpr double kLogMin = -8.0, kLogMax = 1.0;  // KL colour range, log1
 QColor colormap(double t);  // t in [0,1] -> a dark-to-bright perceptual ramp (magma-like)
 QColor klColor(double kl);  // NaN -> transparent
 double klToUnit(double kl);  // log scale position in [0,1]
+// The first step starts a little up the ramp, so that a position unmasked at step 1 stands out
+// from the dark plot.
+inline constexpr double kFirstStepUnit = 0.15;
 QColor stepColor(int step, int planned);  // -1 -> transparent
-QImage colourBar(int width, int height);  // bottom = kLogMin, top = kLogMax
+// The ramp from `lowest` (bottom) to 1 (top): from 0 for KL (kLogMin .. kLogMax), from
+// kFirstStepUnit for steps (1 .. planned).
+QImage colourBar(int width, int height, double lowest = 0.0);
 
 class KlImage {
 public:

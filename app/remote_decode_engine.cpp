@@ -26,6 +26,7 @@ QUrl serverOf(const QUrl& location) {
 
 RemoteDecodeEngine::RemoteDecodeEngine(QObject* parent) : DecodeEngine(parent) {
     connect(&socket_, &QWebSocket::connected, this, [this] {
+        reached_ = true;
         socket_.sendTextMessage(QString::fromStdString(json{{"v", 1}, {"type", "hello"}, {"token", token_.toStdString()}}.dump()));
     });
     connect(&socket_, &QWebSocket::textMessageReceived, this, [this](const QString& text) { reader_.post(connection_, text); });
@@ -51,6 +52,7 @@ void RemoteDecodeEngine::open(const QUrl& server, const QString& token) {
     server_ = server;
     if (!token.isNull()) token_ = token;
     greeted_ = false;
+    reached_ = false;
     models_.clear();
     model_.clear();
     outbox_.clear();
@@ -219,7 +221,10 @@ void RemoteDecodeEngine::failPending(const QString& error) {
 void RemoteDecodeEngine::onClosed() {
     QString why = socket_.closeReason();
     if (why.isEmpty()) why = socket_.errorString();
-    const QString error = tr("lost the connection to %1: %2").arg(server_.toString(), why);
+    // A socket that never opened did not lose anything: nothing answered at that address.
+    const QString error = reached_ ? tr("lost the connection to %1: %2").arg(server_.toString(), why)
+                                   : tr("could not connect to %1: %2 (is dlmscope-server running there, "
+                                        "and the host, port and TLS setting its own?)").arg(server_.toString(), why);
     greeted_ = false;
     outbox_.clear();
     failPending(error);

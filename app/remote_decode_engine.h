@@ -49,6 +49,7 @@ private:
     QUrl server_;          // ws[s]://host:port of the connection
     QString token_;
     bool greeted_ = false;
+    bool reached_ = false;  // the socket opened (else a close means nothing answered)
     std::deque<std::string> outbox_;  // sent once the server has welcomed us
     std::vector<dlm::serve::ModelListing> models_;
     quint64 connect_ticket_ = 0, load_ticket_ = 0;

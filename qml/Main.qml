@@ -151,7 +151,15 @@ ApplicationWindow {
                 enabled: App.runs.running
                 onClicked: App.runs.paused ? App.runs.resume() : App.runs.pause()
             }
-            Button { objectName: "stepButton"; text: qsTr("Step"); enabled: App.runs.running || App.runs.run.stepCount > 0; onClicked: App.runs.stepOnce() }
+            Button {
+                objectName: "stepButton"
+                text: qsTr("Step")
+                // A running decode computes one more step; a finished run or trace shows the next one.
+                enabled: App.runs.running || App.runs.run.viewStep < App.runs.run.stepCount - 1
+                onClicked: App.runs.stepOnce()
+                ToolTip.text: App.runs.running ? qsTr("Pause, and compute one step") : qsTr("Show the next recorded step")
+                ToolTip.visible: hovered
+            }
             Button { objectName: "stopButton"; text: qsTr("■ Stop"); enabled: App.runs.running; onClicked: App.runs.stop() }
             Button {
                 text: qsTr("↻ Re-run")

@@ -6,6 +6,7 @@
 #include <QElapsedTimer>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
+#include <QTcpServer>
 #include <QQuickWindow>
 #include <QSettings>
 #include <QSignalSpy>
@@ -536,6 +537,12 @@ private Q_SLOTS:
         QVERIFY(grid);
         QTest::qWait(200);
         const QImage end = grid->image();
+        // Step moves a replay one step on: there is nothing past the last step to move to.
+        auto* stepButton = w.find<QQuickItem>("stepButton");
+        QVERIFY(stepButton);
+        QVERIFY(!stepButton->isEnabled());
+        c.runs()->setViewStep(steps - 2);
+        QTRY_VERIFY(stepButton->isEnabled());
         c.runs()->setViewStep(0);
         QCOMPARE(c.runs()->run()->canvas()->shownStep(), 0);
         QTest::qWait(100);
@@ -830,6 +837,22 @@ private Q_SLOTS:
         QVERIFY2(c.runs()->saveTrace(path), qPrintable(c.errorString()));
         QVERIFY(QFileInfo(path).size() > 0);
         QVERIFY(!c.canRun());
+    }
+
+    // Nothing listening at the address: the dialog says the connection was never made (not that
+    // one was lost).
+    void aServerThatIsNotThereIsSaidSo() {
+        AppUnderTest app;
+        QTcpServer probe;  // a port that was free a moment ago
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        const quint16 port = probe.serverPort();
+        probe.close();
+        app.c.model()->connectServer("127.0.0.1", port, QString(), false);
+        QTRY_VERIFY_WITH_TIMEOUT(!app.c.model()->connecting(), 10000);
+        const QString error = app.c.model()->serverError();
+        QVERIFY2(error.contains(QStringLiteral("could not connect to ws://127.0.0.1:%1").arg(port)), qPrintable(error));
+        QVERIFY2(!error.contains("lost"), qPrintable(error));
+        QVERIFY(app.c.model()->serverModels().isEmpty());
     }
 
     void wrongTokenIsRefusedWithTheReason() {

@@ -326,6 +326,32 @@ private Q_SLOTS:
         QVERIFY2(top.lightness() > bottom.lightness() + 60,
                  qPrintable(QString("top %1, bottom %2").arg(top.name(), bottom.name())));
     }
+    // The reveal map's bar runs over the colours its cells take: step 1 at the bottom, the last at the top.
+    void revealColourBarMatchesTheStepColours() {
+        auto run = makeSyntheticRun(40, 20);
+        RunView view;
+        view.begin(run.header);
+        for (auto& s : run.steps) view.record(s);
+        view.flush();
+        HeatmapItem item;
+        item.setSize(QSizeF(600, 300));
+        item.setRun(&view);
+        item.setMode(QStringLiteral("reveal"));
+        QTemporaryDir dir;
+        const QString path = dir.filePath("reveal.png");
+        QVERIFY(item.saveImage(path));
+        const QImage img(path);
+        const int x = 2 * (600 - 52 + 6);
+        auto near = [](QColor a, QColor b) {
+            return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue()) < 30;
+        };
+        const int planned = view.plannedSteps();
+        const QColor bottom = img.pixelColor(x, 2 * (300 - 17)), top = img.pixelColor(x, 2 * 11);
+        QVERIFY2(near(bottom, heatmap::stepColor(0, planned)),
+                 qPrintable(QString("bottom %1, step 1 %2").arg(bottom.name(), heatmap::stepColor(0, planned).name())));
+        QVERIFY2(near(top, heatmap::stepColor(planned - 1, planned)),
+                 qPrintable(QString("top %1, last step %2").arg(top.name(), heatmap::stepColor(planned - 1, planned).name())));
+    }
     void revealImageScrubsBothWays() {
         auto run = makeSyntheticRun(30, 10);
         RunHistory h;
