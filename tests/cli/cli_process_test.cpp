@@ -75,7 +75,7 @@ TEST_F(CliProcess, FlopsSparseRowsAndSteps) {
 }
 
 TEST_F(CliProcess, ErrorsAreOneLineAndNonZero) {
-    expect_one_line_error(cli({}), "no command");
+    expect_one_line_error(cli({}), "no command given (commands: inspect, flops, run, eval, bench, make-checkpoint, trace, settings;");
     expect_one_line_error(cli({"frobnicate"}), "unknown command 'frobnicate'");
     expect_one_line_error(cli({"run", "--bogus", "1"}), "unknown option '--bogus'");
     expect_one_line_error(cli({"flops", "--config", kLladaConfig, "--n", "320", "--mm", "3"}), "--mm");

@@ -52,7 +52,9 @@ void report_error(std::string_view message) {
 }
 
 int dispatch(const std::vector<std::string>& words) {
-    if (words.empty()) throw UsageError("no command given (see dlmscope-cli --help)");
+    std::string names;
+    for (const auto& c : kSubcommands) names += (names.empty() ? "" : ", ") + std::string(c.name);
+    if (words.empty()) throw UsageError("no command given (commands: " + names + "; dlmscope-cli --help describes them)");
     const std::string& command = words[0];
     if (command == "--help" || command == "-h" || command == "help") {
         print_usage(std::cout);
@@ -64,7 +66,7 @@ int dispatch(const std::vector<std::string>& words) {
     }
     for (const auto& c : kSubcommands)
         if (command == c.name) return c.run(std::span<const std::string>(words).subspan(1));
-    throw UsageError("unknown command '" + command + "' (commands: inspect, flops, run, eval, bench, trace, settings, make-checkpoint)");
+    throw UsageError("unknown command '" + command + "' (commands: " + names + ")");
 }
 
 }  // namespace
