@@ -96,10 +96,17 @@ ApplicationWindow {
         nameFilters: [qsTr("dlmscope traces (*.ndjson *.jsonl)"), qsTr("All files (*)")]
         onAccepted: App.runs.openTrace(selectedFile)
     }
+    // A name to start from: the run's model and strategy ("tiny-mdlm-surelock-unlock-on-grid.png"),
+    // in the folder the dialog was last used in.
+    function suggestFile(dialog, what, suffix) {
+        const stem = (App.runs.run.title || "dlmscope").replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "")
+        dialog.selectedFile = dialog.currentFolder + "/" + stem + (what !== "" ? "-" + what : "") + "." + suffix
+    }
     FileDialog {
         id: saveTraceDialog
         objectName: "saveTraceDialog"
         title: qsTr("Save the trace")
+        acceptLabel: qsTr("Save")
         fileMode: FileDialog.SaveFile
         defaultSuffix: "ndjson"
         nameFilters: [qsTr("dlmscope traces (*.ndjson)")]
@@ -110,6 +117,7 @@ ApplicationWindow {
         objectName: "exportDialog"
         property string what: "grid"
         fileMode: FileDialog.SaveFile
+        acceptLabel: qsTr("Export")
         title: what === "csv" ? qsTr("Export per-step statistics") : qsTr("Export PNG")
         defaultSuffix: what === "csv" ? "csv" : "png"
         nameFilters: what === "csv" ? [qsTr("CSV (*.csv)")] : [qsTr("PNG (*.png)")]
@@ -178,7 +186,7 @@ ApplicationWindow {
             }
             ToolSeparator {}
             Button { objectName: "openTraceButton"; text: qsTr("Open trace…"); onClicked: openTraceDialog.open() }
-            Button { objectName: "saveTraceButton"; text: qsTr("Save trace…"); enabled: App.runs.run.hasRun && !App.runs.running; onClicked: saveTraceDialog.open() }
+            Button { objectName: "saveTraceButton"; text: qsTr("Save trace…"); enabled: App.runs.run.hasRun && !App.runs.running; onClicked: { window.suggestFile(saveTraceDialog, "", "ndjson"); saveTraceDialog.open() } }
             Button {
                 objectName: "exportButton"
                 text: qsTr("Export ▾")
@@ -186,9 +194,9 @@ ApplicationWindow {
                 onClicked: exportMenu.popup()
                 Menu {
                     id: exportMenu
-                    MenuItem { objectName: "exportGridItem"; text: qsTr("Grid as PNG…"); onTriggered: { exportDialog.what = "grid"; exportDialog.open() } }
-                    MenuItem { objectName: "exportHeatmapItem"; text: qsTr("Heatmap as PNG…"); onTriggered: { exportDialog.what = "heatmap"; exportDialog.open() } }
-                    MenuItem { objectName: "exportCsvItem"; text: qsTr("Per-step statistics as CSV…"); onTriggered: { exportDialog.what = "csv"; exportDialog.open() } }
+                    MenuItem { objectName: "exportGridItem"; text: qsTr("Grid as PNG…"); onTriggered: { exportDialog.what = "grid"; window.suggestFile(exportDialog, "grid", "png"); exportDialog.open() } }
+                    MenuItem { objectName: "exportHeatmapItem"; text: qsTr("Heatmap as PNG…"); onTriggered: { exportDialog.what = "heatmap"; window.suggestFile(exportDialog, heatmaps.heatmap.mode === "reveal" ? "reveal-order" : "kl", "png"); exportDialog.open() } }
+                    MenuItem { objectName: "exportCsvItem"; text: qsTr("Per-step statistics as CSV…"); onTriggered: { exportDialog.what = "csv"; window.suggestFile(exportDialog, "steps", "csv"); exportDialog.open() } }
                 }
             }
             Item { Layout.fillWidth: true }

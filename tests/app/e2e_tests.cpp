@@ -288,6 +288,37 @@ private Q_SLOTS:
         AppController::setInstance(nullptr);
     }
 
+    // Save and export dialogs start from a file name made of the run's model and strategy, and
+    // say what their button does.
+    void saveDialogsSuggestAName() {
+        AppUnderTest app;
+        AppController& c = app.c;
+        QVERIFY2(loadModel(c), qPrintable(c.errorString()));
+        c.config()->setSetting("strategy", "surelock");
+        c.config()->setSetting("surelock.unlock", "on");
+        c.config()->setSetting("gen_length", "16");
+        c.config()->setSetting("steps", "16");
+        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
+        QSignalSpy done(c.runs(), &RunController::runCompleted);
+        c.runs()->runDecode();
+        QVERIFY(done.wait(120000));
+        auto offered = [&](const char* trigger, const char* dialogName) {
+            QObject* source = app.w.find<QObject>(trigger);
+            QObject* dialog = app.w.find<QObject>(dialogName);
+            if (!source || !dialog) return QStringLiteral("missing %1 or %2").arg(trigger, dialogName);
+            QMetaObject::invokeMethod(source, QByteArray(trigger).endsWith("Item") ? "triggered" : "clicked");
+            if (!QTest::qWaitFor([&] { return dialog->property("visible").toBool(); }, 5000)) return QStringLiteral("not shown");
+            const QString name = dialog->property("selectedFile").toUrl().fileName() + " / " + dialog->property("acceptLabel").toString();
+            QMetaObject::invokeMethod(dialog, "reject");
+            QTest::qWaitFor([&] { return !dialog->property("visible").toBool(); }, 5000);
+            return name;
+        };
+        QCOMPARE(offered("saveTraceButton", "saveTraceDialog"), QStringLiteral("tiny-mdlm-surelock-unlock-on.ndjson / Save"));
+        QCOMPARE(offered("exportGridItem", "exportDialog"), QStringLiteral("tiny-mdlm-surelock-unlock-on-grid.png / Export"));
+        QCOMPARE(offered("exportCsvItem", "exportDialog"), QStringLiteral("tiny-mdlm-surelock-unlock-on-steps.csv / Export"));
+        QCOMPARE(offered("exportHeatmapItem", "exportDialog"), QStringLiteral("tiny-mdlm-surelock-unlock-on-kl.png / Export"));
+    }
+
     // At 1024 x 700 (a small laptop screen) every control and chart is within the window: the
     // toolbar's last button, the status line, the grid, and each of the six charts (the panel
     // scrolls rather than squeezing them). A geometry saved on a larger screen is pulled back
