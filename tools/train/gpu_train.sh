@@ -8,7 +8,7 @@
 #                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--ar-lr 1e-3] [--mdlm-t-power 0.5]
 #                                         [--mdlm-from-ar | --mdlm-dream] [--mixture FAMILY=W,...]
 #                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
-#                                         [--sorting-form columns|ranked] [--counting-form spelled|echoed|marked|starred]
+#                                         [--sorting-form FORM] [--counting-form FORM]  (train.py's forms)
 #                                         [--mdlm-digit-suffix 0.3]
 #                                         [--mdlm-suffix-mask 0.7] [--mdlm-decode-order-mask 0]
 #                                         [--mdlm-init DIR]
@@ -115,8 +115,6 @@ if awk -v m="$MDLM_MIN" -v a="$AR_MIN" 'BEGIN { exit !(m == m + 0 && a == a + 0 
   echo "gpu_train.sh: --mdlm-minutes 0 and --ar-minutes 0 leave nothing to train; nothing was started" >&2
   exit 2
 fi
-case "$SORTING_FORM" in columns|ranked) ;; *) echo "gpu_train.sh: --sorting-form is columns or ranked, not '$SORTING_FORM'" >&2; exit 2 ;; esac
-case "$COUNTING_FORM" in spelled|echoed|marked|starred) ;; *) echo "gpu_train.sh: --counting-form is spelled, echoed, marked or starred, not '$COUNTING_FORM'" >&2; exit 2 ;; esac
 if [ -n "$MDLM_INIT" ]; then
   [ "$FRESH" = 0 ] && [ "$MDLM_FROM_AR" = 0 ] && [ "$MDLM_KIND" = mdlm ] ||
     { echo "gpu_train.sh: --mdlm-init continues tiny-mdlm; it goes with neither --fresh, --mdlm-from-ar nor --mdlm-dream; nothing was started" >&2; exit 2; }
