@@ -74,7 +74,8 @@ Q_SIGNALS:
     void runFailed(quint64 runId, const QString& error);
     // issues: {severity: "error"|"warning", key, message}
     void validated(quint64 requestId, const QVariantList& issues);
-    void serverConnected(quint64 ticket, const QString& url, const QStringList& models);
+    // models: the served names; details: for each, its summary and the backend it runs on.
+    void serverConnected(quint64 ticket, const QString& url, const QStringList& models, const QStringList& details);
     void serverFailed(quint64 ticket, const QString& error);
     // The server holding the loaded model went away (a run under way has failed first).
     void connectionLost(const QString& error);

@@ -36,11 +36,12 @@ ModelHost::ModelHost(DecodeEngine* engine, bool persist, QObject* parent)
         other_model_ = location;
         Q_EMIT otherModelChanged();
     });
-    connect(engine_, &DecodeEngine::serverConnected, this, [this](quint64 ticket, const QString& url, const QStringList& models) {
+    connect(engine_, &DecodeEngine::serverConnected, this, [this](quint64 ticket, const QString& url, const QStringList& models, const QStringList& details) {
         if (ticket != server_ticket_) return;
         connecting_ = false;
         server_url_ = url;
         server_models_ = models;
+        server_model_details_ = details;
         server_error_.clear();
         Q_EMIT serverChanged();
         Q_EMIT statusMessage(tr("Connected to %1: %n model(s)", nullptr, int(models.size())).arg(url));
@@ -49,6 +50,7 @@ ModelHost::ModelHost(DecodeEngine* engine, bool persist, QObject* parent)
         if (ticket != server_ticket_) return;
         connecting_ = false;
         server_models_.clear();
+        server_model_details_.clear();
         server_error_ = error;
         Q_EMIT serverChanged();
     });
@@ -81,6 +83,7 @@ void ModelHost::connectServer(const QString& host, int port, const QString& toke
     connecting_ = true;
     server_error_.clear();
     server_models_.clear();
+    server_model_details_.clear();
     const QString url = QStringLiteral("%1://%2:%3").arg(tls ? "wss" : "ws", server_host_).arg(port);
     server_url_ = url;
     Q_EMIT serverChanged();

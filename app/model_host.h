@@ -42,6 +42,8 @@ class ModelHost : public QObject {
     Q_PROPERTY(bool connecting READ connecting NOTIFY serverChanged)
     Q_PROPERTY(QString serverUrl READ serverUrl NOTIFY serverChanged)
     Q_PROPERTY(QStringList serverModels READ serverModels NOTIFY serverChanged)
+    // For each served model: its architecture summary and the backend it runs on.
+    Q_PROPERTY(QStringList serverModelDetails READ serverModelDetails NOTIFY serverChanged)
     Q_PROPERTY(QString serverError READ serverError NOTIFY serverChanged)
     Q_PROPERTY(bool canReconnect READ canReconnect NOTIFY modelChanged)
     // The model compare mode can run B on besides the loaded one (the local folder while a server
@@ -79,6 +81,7 @@ public:
     bool connecting() const { return connecting_; }
     QString serverUrl() const { return server_url_; }
     QStringList serverModels() const { return server_models_; }
+    QStringList serverModelDetails() const { return server_model_details_; }
     QString serverError() const { return server_error_; }
     bool canReconnect() const { return !loaded_ && !lost_location_.isEmpty(); }
     QString otherModel() const { return other_model_; }
@@ -126,6 +129,7 @@ private:
     bool server_tls_ = false, connecting_ = false;
     QString server_url_, server_error_;
     QStringList server_models_;
+    QStringList server_model_details_;
     quint64 server_ticket_ = 0;
     QString lost_location_;  // the server model whose connection dropped
     QString other_model_;

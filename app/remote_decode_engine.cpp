@@ -65,11 +65,19 @@ void RemoteDecodeEngine::connectServer(quint64 ticket, const QString& url, const
         return Q_EMIT serverFailed(ticket, tr("'%1' is not a server address (ws://host:port or wss://host:port)").arg(url));
     connect_ticket_ = ticket;
     open(serverOf(u), token);
-    if (greeted_) Q_EMIT serverConnected(ticket, server_.toString(), [&] {
-        QStringList names;
-        for (const auto& m : models_) names << QString::fromStdString(m.name);
-        return names;
-    }());
+    if (greeted_) {
+        connect_ticket_ = 0;
+        announceModels(ticket);
+    }
+}
+
+void RemoteDecodeEngine::announceModels(quint64 ticket) {
+    QStringList names, details;
+    for (const auto& m : models_) {
+        names << QString::fromStdString(m.name);
+        details << tr("%1 · on %2").arg(QString::fromStdString(m.summary), QString::fromStdString(m.backend));
+    }
+    Q_EMIT serverConnected(ticket, server_.toString(), names, details);
 }
 
 void RemoteDecodeEngine::loadModel(quint64 ticket, const QString& location, const QString&) {
@@ -149,15 +157,15 @@ void RemoteDecodeEngine::validate(quint64 requestId, const QString& prompt, cons
 
 void RemoteDecodeEngine::onWelcome(const serve::Welcome& w) {
     models_ = w.models;
-    QStringList names;
-    for (const auto& m : models_) names << QString::fromStdString(m.name);
-    if (connect_ticket_) Q_EMIT serverConnected(std::exchange(connect_ticket_, 0), server_.toString(), names);
+    if (connect_ticket_) announceModels(std::exchange(connect_ticket_, 0));
     if (!load_ticket_) return;
     for (const auto& m : models_) {
         if (QString::fromStdString(m.name) != load_name_) continue;
         model_ = load_name_;
         return Q_EMIT modelLoaded(std::exchange(load_ticket_, 0), infoFor(m));
     }
+    QStringList names;
+    for (const auto& m : models_) names << QString::fromStdString(m.name);
     Q_EMIT modelLoadFailed(std::exchange(load_ticket_, 0),
                            tr("the server %1 serves no model named '%2' (it serves: %3)").arg(server_.toString(), load_name_, names.join(", ")));
 }

@@ -36,6 +36,7 @@ private:
     void open(const QUrl& server, const QString& token);
     void onRead(const ReadMessage& m);
     void onWelcome(const dlm::serve::Welcome& w);
+    void announceModels(quint64 ticket);  // serverConnected with the served models
     void onClosed();
     void send(const std::string& message);
     void control(const char* kind);

@@ -88,5 +88,12 @@ Dialog {
                 onClicked: App.model.loadFromServer(modelBox.currentText)
             }
         }
+        Label {  // what the chosen model is, before it is opened
+            objectName: "serverModelDetail"
+            visible: text !== ""
+            text: App.model.serverModelDetails[modelBox.currentIndex] || ""
+            color: Theme.dim; font.pixelSize: Theme.small; wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
     }
 }

@@ -793,6 +793,9 @@ private Q_SLOTS:
         QVERIFY2(c.model()->serverError().isEmpty(), qPrintable(c.model()->serverError()));
         QCOMPARE(c.model()->serverModels(), QStringList{"tiny-mdlm"});
         QTRY_COMPARE(app.w.find<QObject>("serverModelBox")->property("currentText").toString(), QStringLiteral("tiny-mdlm"));
+        // What the chosen model is, before it is opened: its summary and the server's backend.
+        const QString detail = app.w.find<QObject>("serverModelDetail")->property("text").toString();
+        QVERIFY2(detail.startsWith(QStringLiteral("llada · d=128")) && detail.endsWith(QStringLiteral(" · on cpu")), qPrintable(detail));
         QTest::qWait(200);
         app.w.window->grabWindow().save(outDir() + "/connect-dialog.png");
         QVERIFY(QMetaObject::invokeMethod(app.w.find<QObject>("serverOpen"), "clicked"));
