@@ -36,9 +36,12 @@ QVariantList loadExamples() {
     try {
         for (const dlm::EvalExample& e : dlm::parse_eval_jsonl(f.readAll().toStdString(), "examples.jsonl")) {
             QString family = QString::fromStdString(e.family);
-            QString label = family;
-            label.replace('_', ' ');
-            label[0] = label[0].toUpper();
+            QString label = QString::fromStdString(e.title);
+            if (label.isEmpty()) {  // "word_problem" -> "Word problem"
+                label = family;
+                label.replace('_', ' ');
+                label[0] = label[0].toUpper();
+            }
             out.push_back(QVariantMap{{"family", family},
                                       {"label", label},
                                       {"prompt", QString::fromStdString(e.prompt)},

@@ -50,6 +50,7 @@ std::vector<EvalExample> parse_eval_jsonl(const std::string& text, const std::st
                 throw Error(where + ": \"gen_length\" must be a positive integer");
             ex.gen_length = g.get<int>();
         }
+        if (j.contains("title")) ex.title = field(j, "title", where);
         out.push_back(std::move(ex));
     }
     if (out.empty()) throw Error("evaluation data '" + source + "' has no examples");

@@ -1,5 +1,5 @@
 #pragma once
-// An evaluation example ({"family", "prompt", "answer"[, "gen_length"]} per jsonl line: the
+// An evaluation example ({"family", "prompt", "answer"[, "gen_length", "title"]} per jsonl line: the
 // eval splits, the app's worked examples) and the answer rule shared by every model and front
 // end: the answer is the text after the LAST "####".
 #include <filesystem>
@@ -14,6 +14,7 @@ struct EvalExample {
     std::string answer;
     int line = 0;        // 1-based line in the file, for reports
     int gen_length = 0;  // the canvas the example needs ("gen_length" in the file); 0 = not given
+    std::string title;   // how a picker names it ("title" in the file, e.g. "4-digit addition"); "" = not given
 };
 
 // Throws dlm::Error naming the file and line for unreadable files, malformed JSON, or a line

@@ -240,6 +240,10 @@ private Q_SLOTS:
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
         const QVariantList examples = c.config()->examples();
         QVERIFY(examples.size() >= 6);
+        // The picker names each by its title, else by its family's name in words.
+        QStringList labels;
+        for (const auto& e : examples) labels << e.toMap().value("label").toString();
+        QVERIFY2(labels.contains("4-digit addition") && labels.contains("Word problem"), qPrintable(labels.join(", ")));
         for (int i = 0; i < examples.size(); ++i) {
             const QVariantMap e = examples[i].toMap();
             c.config()->useExample(i);

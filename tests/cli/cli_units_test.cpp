@@ -134,11 +134,15 @@ TEST(CliEvalData, ReadsTheExamplesCanvasLength) {
     test::ScratchDir dir("dlm-cli-units");
     const auto file = dir.path() / "g.jsonl";
     cli_test::write_text(file,
-                         "{\"family\": \"a\", \"prompt\": \"p\", \"answer\": \"1\", \"gen_length\": 48}\n"
+                         "{\"family\": \"a\", \"prompt\": \"p\", \"answer\": \"1\", \"gen_length\": 48, \"title\": \"Sums\"}\n"
                          "{\"family\": \"a\", \"prompt\": \"q\", \"answer\": \"2\"}\n");
     const auto all = read_eval_jsonl(file);
     EXPECT_EQ(all[0].gen_length, 48);
     EXPECT_EQ(all[1].gen_length, 0);  // not given: the command line's length applies
+    EXPECT_EQ(all[0].title, "Sums");
+    EXPECT_EQ(all[1].title, "");
+    cli_test::write_text(file, "{\"family\": \"a\", \"prompt\": \"p\", \"answer\": \"1\", \"title\": 4}\n");
+    EXPECT_THROW(read_eval_jsonl(file), Error);
     cli_test::write_text(file, "{\"family\": \"a\", \"prompt\": \"p\", \"answer\": \"1\", \"gen_length\": -3}\n");
     EXPECT_THROW(read_eval_jsonl(file), Error);
 }
