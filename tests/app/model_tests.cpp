@@ -284,6 +284,25 @@ private Q_SLOTS:
     }
 };
 
+// A 600 x 300 heatmap of a synthetic run in `mode`, as saved (at 2x); the colour bar's pixels
+// are at x = 2 * (600 - 52 + 6) (barRect(): x = width - 52, 12 wide, y from 8 to height - 14).
+static QImage savedHeatmap(const QString& mode, int* plannedSteps = nullptr) {
+    auto run = makeSyntheticRun(40, 20);
+    RunView view;
+    view.begin(run.header);
+    for (auto& s : run.steps) view.record(s);
+    view.flush();
+    HeatmapItem item;
+    item.setSize(QSizeF(600, 300));
+    item.setRun(&view);
+    item.setMode(mode);
+    if (plannedSteps) *plannedSteps = view.plannedSteps();
+    QTemporaryDir dir;
+    const QString path = dir.filePath("heat.png");
+    return item.saveImage(path) ? QImage(path) : QImage();
+}
+constexpr int kBarX = 2 * (600 - 52 + 6);
+
 class HeatmapTest : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -305,22 +324,9 @@ private Q_SLOTS:
     }
     // The KL colour bar shows the colour map (once hidden under the plot's fill brush).
     void colourBarShowsTheGradient() {
-        auto run = makeSyntheticRun(40, 20);
-        RunView view;
-        view.begin(run.header);
-        for (auto& s : run.steps) view.record(s);
-        view.flush();
-        HeatmapItem item;
-        item.setSize(QSizeF(600, 300));
-        item.setRun(&view);
-        QTemporaryDir dir;
-        const QString path = dir.filePath("heat.png");
-        QVERIFY(item.saveImage(path));
-        const QImage img(path);
+        const QImage img = savedHeatmap(QStringLiteral("kl"));
         QVERIFY(!img.isNull());
-        // barRect(): x = width - 52, 12 wide, y from 8 to height - 14 (the image is at 2x).
-        const int x = 2 * (600 - 52 + 6);
-        const QColor top = img.pixelColor(x, 2 * 14), bottom = img.pixelColor(x, 2 * (300 - 22));
+        const QColor top = img.pixelColor(kBarX, 2 * 14), bottom = img.pixelColor(kBarX, 2 * (300 - 22));
         const QColor plotFill(0x1e, 0x21, 0x28);
         QVERIFY2(top != plotFill && bottom != plotFill, "the colour bar is covered");
         QVERIFY2(top.lightness() > bottom.lightness() + 60,
@@ -328,25 +334,13 @@ private Q_SLOTS:
     }
     // The reveal map's bar runs over the colours its cells take: step 1 at the bottom, the last at the top.
     void revealColourBarMatchesTheStepColours() {
-        auto run = makeSyntheticRun(40, 20);
-        RunView view;
-        view.begin(run.header);
-        for (auto& s : run.steps) view.record(s);
-        view.flush();
-        HeatmapItem item;
-        item.setSize(QSizeF(600, 300));
-        item.setRun(&view);
-        item.setMode(QStringLiteral("reveal"));
-        QTemporaryDir dir;
-        const QString path = dir.filePath("reveal.png");
-        QVERIFY(item.saveImage(path));
-        const QImage img(path);
-        const int x = 2 * (600 - 52 + 6);
+        int planned = 0;
+        const QImage img = savedHeatmap(QStringLiteral("reveal"), &planned);
+        QVERIFY(!img.isNull());
         auto near = [](QColor a, QColor b) {
             return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue()) < 30;
         };
-        const int planned = view.plannedSteps();
-        const QColor bottom = img.pixelColor(x, 2 * (300 - 17)), top = img.pixelColor(x, 2 * 11);
+        const QColor bottom = img.pixelColor(kBarX, 2 * (300 - 17)), top = img.pixelColor(kBarX, 2 * 11);
         QVERIFY2(near(bottom, heatmap::stepColor(0, planned)),
                  qPrintable(QString("bottom %1, step 1 %2").arg(bottom.name(), heatmap::stepColor(0, planned).name())));
         QVERIFY2(near(top, heatmap::stepColor(planned - 1, planned)),
