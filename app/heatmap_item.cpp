@@ -112,8 +112,16 @@ void HeatmapItem::paintTo(QPainter& g, const QSizeF&) {
         g.rotate(-90);
         g.drawText(QRectF(-60, -8, 120, 16), Qt::AlignCenter, tr("step ↓"));
         g.restore();
+        // The step scale's ends (steps from 1, as the timeline counts them).
+        const QRectF margin(14, plot.top(), plot.left() - 16, plot.height());
+        g.drawText(margin, Qt::AlignRight | Qt::AlignTop, QStringLiteral("1"));
+        g.drawText(margin, Qt::AlignRight | Qt::AlignBottom, QString::number(std::max(planned, rows)));
     }
-    g.drawText(QRectF(plot.left(), plot.bottom(), plot.width(), 14), Qt::AlignCenter, tr("position →"));
+    // The position scale's ends (positions from 0, as the inspector names them).
+    const QRectF below(plot.left(), plot.bottom(), plot.width(), 14);
+    g.drawText(below, Qt::AlignCenter, tr("position →"));
+    g.drawText(below, Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("0"));
+    g.drawText(below, Qt::AlignRight | Qt::AlignVCenter, QString::number(run_->positions() - 1));
 
     // Colour bar.
     const double lowest = mode_ == "reveal" ? heatmap::kFirstStepUnit : 0.0;
