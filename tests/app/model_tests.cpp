@@ -199,6 +199,10 @@ private Q_SLOTS:
         QVERIFY(d.leftHtml.contains("18</span>"));
         QVERIFY(d.rightHtml.contains("16</span>"));
         QVERIFY(diffWords("a b", "a  b").identical);
+        // Lines are kept: a word problem's working reads line by line on both sides.
+        const auto lines = diffWords("3 * 04 = 012\n#### 18", "3 * 04 = 012\n\n#### 16");
+        QCOMPARE(lines.leftHtml.left(lines.leftHtml.indexOf("<span")), QStringLiteral("3 * 04 = 012<br>#### "));
+        QVERIFY(lines.rightHtml.startsWith(QStringLiteral("3 * 04 = 012<br>#### <span")));
     }
 };
 
