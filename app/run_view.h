@@ -49,7 +49,7 @@ class RunView : public QObject {
     // goes on, when every position was decoded, and when the user stopped it.
     Q_PROPERTY(int unfinishedPositions READ unfinishedPositions NOTIFY summaryChanged)
     // Where the run is decoded: "tiny-mdlm (local)", "tiny-mdlm on ws://host:port"; empty for a trace.
-    Q_PROPERTY(QString source READ source NOTIFY sourceChanged)
+    Q_PROPERTY(QString source READ source WRITE setSource NOTIFY sourceChanged)
 
 public:
     explicit RunView(QObject* parent = nullptr);

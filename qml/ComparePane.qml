@@ -18,20 +18,23 @@ ColumnLayout {
         Layout.fillWidth: true
         Layout.fillHeight: true
         spacing: Theme.spacing
+        // Where each side ran is named only when the two differ (the window names the one model).
         GridPane {
+            objectName: "gridA"
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.run
             answerLines: 3
             caption: qsTr("A · ") + (App.runs.run.hasRun ? App.runs.run.strategyLabel : "")
-                     + (App.runs.run.source.length > 0 ? " · " + App.runs.run.source : "")
+                     + (pane.twoSources ? " · " + App.runs.run.source : "")
             onPositionClicked: (p) => pane.positionClicked(p)
         }
         GridPane {
+            objectName: "gridB"
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.compareRun
             answerLines: 3
             caption: qsTr("B · ") + (App.runs.compareRun.hasRun ? App.runs.compareRun.strategyLabel : (App.runs.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
-                     + (App.runs.compareRun.source.length > 0 ? " · " + App.runs.compareRun.source : "")
+                     + (pane.twoSources ? " · " + App.runs.compareRun.source : "")
             onPositionClicked: (p) => pane.positionClicked(p)
         }
     }

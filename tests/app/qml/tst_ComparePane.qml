@@ -22,4 +22,18 @@ TestCase {
         App.runs.compareMode = false
         waitForRendering(pane)
     }
+
+    // Each side names where it ran only when the two differ.
+    function test_captionsNameTheSourceWhenTheyDiffer() {
+        const pane = createTemporaryObject(comp, this)
+        const a = findChild(pane, "gridA"), b = findChild(pane, "gridB")
+        App.runs.run.source = "tiny-mdlm (local)"
+        App.runs.compareRun.source = "tiny-mdlm (local)"
+        verify(a.caption.indexOf("(local)") < 0, a.caption)
+        App.runs.compareRun.source = "tiny-mdlm on ws://gpu-box:8765"
+        verify(a.caption.endsWith(" · tiny-mdlm (local)"), a.caption)
+        verify(b.caption.endsWith(" · tiny-mdlm on ws://gpu-box:8765"), b.caption)
+        App.runs.run.source = ""
+        App.runs.compareRun.source = ""
+    }
 }
