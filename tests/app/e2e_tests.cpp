@@ -314,7 +314,7 @@ private Q_SLOTS:
             if (!QTest::qWaitFor([&] { return dialog->property("visible").toBool(); }, 5000)) return QStringLiteral("not shown");
             const QString name = dialog->property("selectedFile").toUrl().fileName() + " / " + dialog->property("acceptLabel").toString();
             QMetaObject::invokeMethod(dialog, "reject");
-            QTest::qWaitFor([&] { return !dialog->property("visible").toBool(); }, 5000);
+            if (!QTest::qWaitFor([&] { return !dialog->property("visible").toBool(); }, 5000)) return QStringLiteral("not closed");
             return name;
         };
         QCOMPARE(offered("saveTraceButton", "saveTraceDialog"), QStringLiteral("tiny-mdlm-surelock-unlock-on.ndjson / Save"));
