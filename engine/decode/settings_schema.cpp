@@ -305,10 +305,33 @@ const SettingSpec& setting_spec(std::string_view key) {
     throw std::logic_error("setting '" + std::string(key) + "' is not declared in the settings schema");
 }
 
+std::vector<const SettingSpec*> parameters_meant_by(std::string_view word) {
+    const std::set<std::string> read = namespaces_of(word);
+    std::vector<const SettingSpec*> out;
+    for (const auto& s : settings_schema()) {
+        if (!s.is_parameter()) continue;
+        const std::string ns(s.name_space());
+        if (ns == word || read.count(ns) || std::string_view(s.key).substr(s.key.rfind('.') + 1) == word)
+            out.push_back(&s);
+    }
+    return out;
+}
+
 std::string unknown_setting_message(std::string_view key) {
     const std::string k(key);
     const bool parameter = k.find('.') != std::string::npos;
     std::string out = std::string(parameter ? "unknown strategy parameter '" : "unknown setting '") + k + "'";
+    if (!parameter) {
+        // "unlock", "surelock" or "fast-dllm": parameters without the rest of their key (before
+        // the typo check: 'surelock' is two letters from 'surelock.m').
+        std::vector<std::string> meant;
+        for (const SettingSpec* s : parameters_meant_by(k)) meant.push_back("'" + s->key + "'");
+        if (meant.size() > 3)
+            return out + " (strategy parameters are written <namespace>.<name>; '" + k + "' has " + joined(meant) + ")";
+        if (!meant.empty())
+            return out + " (strategy parameters are written <namespace>.<name>: did you mean " +
+                   joined(meant, " or ") + "?)";
+    }
     // A typo: at most a quarter of the key's characters (and at most 3) differ from a declared key.
     const SettingSpec* nearest = nullptr;
     std::size_t best = std::min<std::size_t>(3, std::max<std::size_t>(1, k.size() / 4)) + 1;
@@ -318,14 +341,6 @@ std::string unknown_setting_message(std::string_view key) {
     }
     if (nearest) return out + " (did you mean '" + nearest->key + "'?)";
     if (!parameter) {
-        // "unlock" or "epsilon": a parameter's name (or its namespace) without the rest of the key.
-        std::vector<std::string> meant;
-        for (const auto& s : settings_schema())
-            if (s.is_parameter() && (s.name_space() == k || s.key.substr(s.key.rfind('.') + 1) == k))
-                meant.push_back("'" + s.key + "'");
-        if (!meant.empty())
-            return out + " (strategy parameters are written <namespace>.<name>: did you mean " +
-                   joined(meant, " or ") + "?)";
         std::vector<std::string> keys;
         for (const auto& s : settings_schema())
             if (!s.is_parameter()) keys.push_back(s.key);

@@ -43,6 +43,25 @@ TEST_F(CliProcess, VersionAndHelp) {
         EXPECT_NE(run_help.out.find(opt), std::string::npos) << "run --help lacks " << opt;
 }
 
+// `settings KEY` describes one key; a strategy or a namespace, the parameters it reads; a bare
+// parameter name is refused with its full key.
+TEST_F(CliProcess, SettingsDescribesAKeyAStrategyOrANamespace) {
+    auto one = cli({"settings", "surelock.m"});
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_EQ(one.out.rfind("surelock.m  (", 0), 0u) << one.out;
+    EXPECT_EQ(one.out.find("surelock.epsilon"), std::string::npos) << one.out;
+    auto ns = cli({"settings", "surelock"});
+    ASSERT_EQ(ns.status, 0) << ns.err;
+    for (const char* key : {"surelock.epsilon  (", "surelock.m  (", "surelock.unlock.rho  ("})
+        EXPECT_NE(ns.out.find(key), std::string::npos) << key << "\n" << ns.out;
+    auto strategy = cli({"settings", "fast-dllm"});
+    ASSERT_EQ(strategy.status, 0) << strategy.err;
+    for (const char* key : {"threshold.tau  (", "threshold.factor  (", "cache.refresh_every  ("})
+        EXPECT_NE(strategy.out.find(key), std::string::npos) << key << "\n" << strategy.out;
+    EXPECT_EQ(strategy.out.find("surelock."), std::string::npos) << strategy.out;
+    expect_one_line_error(cli({"settings", "unlock"}), "did you mean 'surelock.unlock'?");
+}
+
 TEST_F(CliProcess, FlopsJsonReproducesThePaperForLlada8B) {
     auto r = cli({"flops", "--config", kLladaConfig, "--n", "320", "--json"});
     ASSERT_EQ(r.status, 0) << r.err;

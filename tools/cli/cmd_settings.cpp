@@ -15,8 +15,8 @@ const CommandSpec& settings_spec() {
         "settings",
         "[KEY] [--markdown]",
         "List every decode setting and strategy parameter (type, default, range, meaning).",
-        "With KEY, only that setting. The same table drives --set, the app's controls and\n"
-        "docs/strategies.md.",
+        "With KEY, only that setting; with a strategy or a namespace (fast-dllm, surelock), the\n"
+        "parameters it reads. The same table drives --set, the app's controls and docs/strategies.md.",
         {{"markdown", "", "print the markdown tables of docs/strategies.md"}},
         0,
         1,
@@ -53,10 +53,22 @@ int settings_main(std::span<const std::string> args) {
         return kExitOk;
     }
     if (!a.positionals().empty()) {
-        const SettingSpec* s = find_setting_spec(a.positionals()[0]);
-        if (!s) throw UsageError(unknown_setting_message(a.positionals()[0]) + "; dlmscope-cli settings lists every key");
-        print_one(*s);
-        return kExitOk;
+        const std::string& key = a.positionals()[0];
+        if (const SettingSpec* s = find_setting_spec(key)) {
+            print_one(*s);
+            return kExitOk;
+        }
+        // A strategy or a namespace: the parameters it reads, or has.
+        const std::set<std::string> read = namespaces_of(key);
+        if (!read.empty() || !strategies_reading(key).empty()) {
+            int shown = 0;
+            for (const auto& s : settings_schema())
+                if (s.is_parameter() && (read.count(std::string(s.name_space())) || s.name_space() == key))
+                    print_one(s), ++shown;
+            if (shown == 0) std::cout << "'" << key << "' reads no strategy parameters\n";
+            return kExitOk;
+        }
+        throw UsageError(unknown_setting_message(key) + "; dlmscope-cli settings lists every key");
     }
     for (const auto& s : settings_schema()) print_one(s);
     return kExitOk;

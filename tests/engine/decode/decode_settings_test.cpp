@@ -116,6 +116,10 @@ TEST(DecodeSettings, AStrategyParameterNoStrategyDeclaresIsRefusedWithWhatWasMea
     EXPECT_NE(msg.find("did you mean 'surelock.unlock'?"), std::string::npos) << msg;
     msg = error_of([&] { s.set("epsilon", "1e-3"); });
     EXPECT_NE(msg.find("did you mean 'surelock.epsilon' or 'surelock.unlock.epsilon'?"), std::string::npos) << msg;
+    msg = error_of([&] { s.set("surelock", "on"); });  // not 'surelock.m', two letters away
+    EXPECT_NE(msg.find("'surelock' has 'surelock.epsilon', 'surelock.m', "), std::string::npos) << msg;
+    msg = error_of([&] { s.set("fast-dllm", "0.9"); });
+    EXPECT_NE(msg.find("did you mean 'threshold.tau' or 'threshold.factor' or 'cache.refresh_every'?"), std::string::npos) << msg;
     msg = error_of([&] { s.set("threshold", "0.9"); });
     EXPECT_NE(msg.find("'threshold.tau' or 'threshold.factor' or 'wino.threshold'"), std::string::npos) << msg;
     // Nothing like it: every namespace.
