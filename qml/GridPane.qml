@@ -94,7 +94,11 @@ Rectangle {
             id: answerScroll
             objectName: "answerScroll"
             Layout.fillWidth: true
-            Layout.preferredHeight: Math.min(answerText.implicitHeight, pane.answerLines * answerMetrics.lineSpacing + 4)
+            // On a short window it leaves the grid the pane: at most a quarter of it (two lines at
+            // least), and scrolls.
+            Layout.preferredHeight: Math.min(answerText.implicitHeight,
+                                             Math.min(pane.answerLines, Math.max(2, Math.floor(pane.height / 4 / answerMetrics.lineSpacing)))
+                                             * answerMetrics.lineSpacing + 4)
             visible: answerText.text !== ""
             clip: true
             contentWidth: availableWidth

@@ -333,13 +333,16 @@ private Q_SLOTS:
         QQuickWindow* win = app.w.window;
         QVERIFY(win);
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
+        QSignalSpy done(c.runs(), &RunController::runCompleted);  // the word problem's seven-line answer
+        c.runs()->runDecode();
+        QVERIFY(done.wait(120000));
         c.reportError(QStringLiteral("a long error message that fills the banner"));
         win->resize(1024, 700);
         QTRY_COMPARE(win->width(), 1024);
         QTest::qWait(300);
         const QRectF window(0, 0, win->width(), win->height());
         auto rectOf = [&](QQuickItem* item) { return item->mapRectToScene(QRectF(0, 0, item->width(), item->height())); };
-        for (const char* name : {"exportButton", "statusLabel", "runButton", "denoiseGrid", "promptEdit", "dismissButton"}) {
+        for (const char* name : {"exportButton", "statusLabel", "runButton", "gridScroll", "promptEdit", "dismissButton"}) {
             auto* item = app.w.find<QQuickItem>(name);
             QVERIFY2(item, name);
             const QRectF r = rectOf(item);
@@ -347,6 +350,12 @@ private Q_SLOTS:
                                                     .arg(name).arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height())));
         }
         QVERIFY(app.w.find<QQuickItem>("denoiseGrid")->width() >= 300);
+        // The grid keeps three rows of cells; the answer scrolls rather than take them.
+        auto* gridScroll = app.w.find<QQuickItem>("gridScroll");
+        auto* answerScroll = app.w.find<QQuickItem>("answerScroll");
+        QVERIFY(gridScroll && answerScroll && answerScroll->isVisible());
+        QVERIFY2(gridScroll->height() >= 3 * 22, qPrintable(QStringLiteral("the grid shows %1 px, the answer %2 px")
+                                                            .arg(gridScroll->height()).arg(answerScroll->height())));
         auto* chartsScroll = app.w.find<QQuickItem>("chartsPanel");
         QVERIFY(chartsScroll);
         const QRectF panel = rectOf(chartsScroll);
