@@ -23,7 +23,7 @@ ColumnLayout {
             objectName: "gridA"
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.run
-            answerLines: 3
+            answerLines: 2
             caption: qsTr("A · ") + (App.runs.run.hasRun ? App.runs.run.strategyLabel : "")
                      + (pane.twoSources ? " · " + App.runs.run.source : "")
             onPositionClicked: (p) => pane.positionClicked(p)
@@ -32,17 +32,22 @@ ColumnLayout {
             objectName: "gridB"
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.compareRun
-            answerLines: 3
+            answerLines: 2
             caption: qsTr("B · ") + (App.runs.compareRun.hasRun ? App.runs.compareRun.strategyLabel : (App.runs.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
                      + (pane.twoSources ? " · " + App.runs.compareRun.source : "")
             onPositionClicked: (p) => pane.positionClicked(p)
         }
     }
+    // The answers whole, as high as they need up to 40 % of the pane (a short window keeps the
+    // grids their rows); past that they scroll.
     Rectangle {
+        objectName: "compareBox"
         Layout.fillWidth: true
-        Layout.preferredHeight: pane.twoSources ? 170 : 150
+        Layout.preferredHeight: Math.min(boxContent.implicitHeight + 2 * Theme.spacing,
+                                         Math.max(90, pane.height * 0.4))
         color: Theme.panel; radius: Theme.radius; border.color: Theme.border
         ColumnLayout {
+            id: boxContent
             anchors.fill: parent
             anchors.margins: Theme.spacing
             spacing: 4
@@ -65,22 +70,40 @@ ColumnLayout {
                     Layout.fillWidth: true
                     Layout.fillHeight: true
                     Label { text: qsTr("A answer"); color: Theme.seriesA; font.pixelSize: Theme.small; font.bold: true }
-                    Label {
+                    ScrollView {
+                        id: answerAScroll
+                        objectName: "answerAScroll"
                         Layout.fillWidth: true; Layout.fillHeight: true
-                        textFormat: Text.RichText; wrapMode: Text.Wrap
-                        text: pane.summary.textA !== undefined ? pane.summary.textA : App.runs.run.answerText
-                        color: Theme.text; font.pixelSize: Theme.body
+                        implicitHeight: answerA.implicitHeight
+                        clip: true
+                        contentWidth: availableWidth
+                        Label {
+                            id: answerA
+                            width: answerAScroll.availableWidth
+                            textFormat: Text.RichText; wrapMode: Text.Wrap
+                            text: pane.summary.textA !== undefined ? pane.summary.textA : App.runs.run.answerText
+                            color: Theme.text; font.pixelSize: Theme.body
+                        }
                     }
                 }
                 ColumnLayout {
                     Layout.fillWidth: true
                     Layout.fillHeight: true
                     Label { text: qsTr("B answer"); color: Theme.seriesB; font.pixelSize: Theme.small; font.bold: true }
-                    Label {
+                    ScrollView {
+                        id: answerBScroll
+                        objectName: "answerBScroll"
                         Layout.fillWidth: true; Layout.fillHeight: true
-                        textFormat: Text.RichText; wrapMode: Text.Wrap
-                        text: pane.summary.textB !== undefined ? pane.summary.textB : App.runs.compareRun.answerText
-                        color: Theme.text; font.pixelSize: Theme.body
+                        implicitHeight: answerB.implicitHeight
+                        clip: true
+                        contentWidth: availableWidth
+                        Label {
+                            id: answerB
+                            width: answerBScroll.availableWidth
+                            textFormat: Text.RichText; wrapMode: Text.Wrap
+                            text: pane.summary.textB !== undefined ? pane.summary.textB : App.runs.compareRun.answerText
+                            color: Theme.text; font.pixelSize: Theme.body
+                        }
                     }
                 }
                 GridLayout {

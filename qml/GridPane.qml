@@ -55,7 +55,9 @@ Rectangle {
             id: stripScroll
             objectName: "promptStripScroll"
             Layout.fillWidth: true
-            Layout.preferredHeight: Math.min(strip.implicitHeight, 3 * 16 + 2 * strip.spacing)
+            // Three rows, fewer on a short pane (the grid keeps its own).
+            Layout.preferredHeight: Math.min(strip.implicitHeight,
+                                             Math.max(1, Math.min(3, Math.floor(pane.height / 6 / (16 + strip.spacing)))) * (16 + strip.spacing) - strip.spacing)
             visible: strip.pieces.length > 0
             clip: true
             contentWidth: availableWidth

@@ -23,6 +23,22 @@ TestCase {
         waitForRendering(pane)
     }
 
+    // On a short window the answers scroll inside their box and the grids keep rows of cells.
+    Component { id: shortComp; ComparePane { width: 700; height: 330 } }
+    function test_aShortPaneKeepsTheGridsAndScrollsTheAnswers() {
+        const pane = createTemporaryObject(shortComp, this)
+        let lines = []
+        for (let i = 0; i < 14; ++i) lines.push("line " + i + " of the working")
+        pane.summary = {agree: true, changedWords: 0, textA: lines.join("<br>"), textB: lines.join("<br>")}
+        waitForRendering(pane)
+        const box = findChild(pane, "compareBox")
+        verify(box.y + box.height <= pane.height + 1, "the answers' box ends at " + (box.y + box.height))
+        const answer = findChild(pane, "answerAScroll")
+        verify(answer.contentHeight > answer.height + 20, "the answer does not scroll: " + answer.contentHeight + " in " + answer.height)
+        const grid = findChild(findChild(pane, "gridA"), "gridScroll")
+        verify(grid.height >= 2 * 22, "the grid shows " + grid.height + " px")
+    }
+
     // Each side names where it ran only when the two differ.
     function test_captionsNameTheSourceWhenTheyDiffer() {
         const pane = createTemporaryObject(comp, this)
