@@ -18,14 +18,14 @@ ColumnLayout {
         Layout.fillWidth: true
         Layout.fillHeight: true
         spacing: Theme.spacing
-        // Where each side ran is named only when the two differ (the window names the one model).
+        // Where each side ran is named below, once, when the two differ ("compareSources"): a
+        // caption has no room for it beside the strategy.
         GridPane {
             objectName: "gridA"
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.run
             answerLines: 2
             caption: qsTr("A · ") + (App.runs.run.hasRun ? App.runs.run.strategyLabel : "")
-                     + (pane.twoSources ? " · " + App.runs.run.source : "")
             onPositionClicked: (p) => pane.positionClicked(p)
         }
         GridPane {
@@ -34,7 +34,6 @@ ColumnLayout {
             run: App.runs.compareRun
             answerLines: 2
             caption: qsTr("B · ") + (App.runs.compareRun.hasRun ? App.runs.compareRun.strategyLabel : (App.runs.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
-                     + (pane.twoSources ? " · " + App.runs.compareRun.source : "")
             onPositionClicked: (p) => pane.positionClicked(p)
         }
     }
