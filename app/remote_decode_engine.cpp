@@ -71,13 +71,17 @@ void RemoteDecodeEngine::connectServer(quint64 ticket, const QString& url, const
     }
 }
 
+QStringList RemoteDecodeEngine::servedNames() const {
+    QStringList names;
+    for (const auto& m : models_) names << QString::fromStdString(m.name);
+    return names;
+}
+
 void RemoteDecodeEngine::announceModels(quint64 ticket) {
-    QStringList names, details;
-    for (const auto& m : models_) {
-        names << QString::fromStdString(m.name);
+    QStringList details;
+    for (const auto& m : models_)
         details << tr("%1 · on %2").arg(QString::fromStdString(m.summary), QString::fromStdString(m.backend));
-    }
-    Q_EMIT serverConnected(ticket, server_.toString(), names, details);
+    Q_EMIT serverConnected(ticket, server_.toString(), servedNames(), details);
 }
 
 void RemoteDecodeEngine::loadModel(quint64 ticket, const QString& location, const QString&) {
@@ -164,10 +168,8 @@ void RemoteDecodeEngine::onWelcome(const serve::Welcome& w) {
         model_ = load_name_;
         return Q_EMIT modelLoaded(std::exchange(load_ticket_, 0), infoFor(m));
     }
-    QStringList names;
-    for (const auto& m : models_) names << QString::fromStdString(m.name);
     Q_EMIT modelLoadFailed(std::exchange(load_ticket_, 0),
-                           tr("the server %1 serves no model named '%2' (it serves: %3)").arg(server_.toString(), load_name_, names.join(", ")));
+                           tr("the server %1 serves no model named '%2' (it serves: %3)").arg(server_.toString(), load_name_, servedNames().join(", ")));
 }
 
 void RemoteDecodeEngine::onRead(const ReadMessage& read) {

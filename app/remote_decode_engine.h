@@ -36,6 +36,7 @@ private:
     void open(const QUrl& server, const QString& token);
     void onRead(const ReadMessage& m);
     void onWelcome(const dlm::serve::Welcome& w);
+    QStringList servedNames() const;
     void announceModels(quint64 ticket);  // serverConnected with the served models
     void onClosed();
     void send(const std::string& message);

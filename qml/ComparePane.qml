@@ -14,6 +14,35 @@ ColumnLayout {
                                        && App.runs.run.source !== App.runs.compareRun.source
     signal positionClicked(int pos)
 
+    // One side's answer under its heading: the word diff (rich text, lines kept) once both runs
+    // have ended, the plain text while they decode; it scrolls past the box's height.
+    component AnswerColumn: ColumnLayout {
+        property string heading
+        property color tint
+        property string scrollName
+        property var html  // undefined until the summary exists
+        property string plain
+        Layout.fillWidth: true
+        Layout.fillHeight: true
+        Label { text: heading; color: tint; font.pixelSize: Theme.small; font.bold: true }
+        ScrollView {
+            id: answerScroll
+            objectName: scrollName
+            Layout.fillWidth: true; Layout.fillHeight: true
+            implicitHeight: answerLabel.implicitHeight
+            clip: true
+            contentWidth: availableWidth
+            Label {
+                id: answerLabel
+                width: answerScroll.availableWidth
+                textFormat: html !== undefined ? Text.RichText : Text.PlainText
+                wrapMode: Text.Wrap
+                text: html !== undefined ? html : plain
+                color: Theme.text; font.pixelSize: Theme.body
+            }
+        }
+    }
+
     RowLayout {
         Layout.fillWidth: true
         Layout.fillHeight: true
@@ -65,45 +94,13 @@ ColumnLayout {
                 Layout.fillWidth: true
                 Layout.fillHeight: true
                 spacing: 16
-                ColumnLayout {
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
-                    Label { text: qsTr("A answer"); color: Theme.seriesA; font.pixelSize: Theme.small; font.bold: true }
-                    ScrollView {
-                        id: answerAScroll
-                        objectName: "answerAScroll"
-                        Layout.fillWidth: true; Layout.fillHeight: true
-                        implicitHeight: answerA.implicitHeight
-                        clip: true
-                        contentWidth: availableWidth
-                        Label {
-                            id: answerA
-                            width: answerAScroll.availableWidth
-                            textFormat: Text.RichText; wrapMode: Text.Wrap
-                            text: pane.summary.textA !== undefined ? pane.summary.textA : App.runs.run.answerText
-                            color: Theme.text; font.pixelSize: Theme.body
-                        }
-                    }
+                AnswerColumn {
+                    heading: qsTr("A answer"); tint: Theme.seriesA; scrollName: "answerAScroll"
+                    html: pane.summary.textA; plain: App.runs.run.answerText
                 }
-                ColumnLayout {
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
-                    Label { text: qsTr("B answer"); color: Theme.seriesB; font.pixelSize: Theme.small; font.bold: true }
-                    ScrollView {
-                        id: answerBScroll
-                        objectName: "answerBScroll"
-                        Layout.fillWidth: true; Layout.fillHeight: true
-                        implicitHeight: answerB.implicitHeight
-                        clip: true
-                        contentWidth: availableWidth
-                        Label {
-                            id: answerB
-                            width: answerBScroll.availableWidth
-                            textFormat: Text.RichText; wrapMode: Text.Wrap
-                            text: pane.summary.textB !== undefined ? pane.summary.textB : App.runs.compareRun.answerText
-                            color: Theme.text; font.pixelSize: Theme.body
-                        }
-                    }
+                AnswerColumn {
+                    heading: qsTr("B answer"); tint: Theme.seriesB; scrollName: "answerBScroll"
+                    html: pane.summary.textB; plain: App.runs.compareRun.answerText
                 }
                 GridLayout {
                     columns: 2

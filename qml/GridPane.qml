@@ -55,9 +55,10 @@ Rectangle {
             id: stripScroll
             objectName: "promptStripScroll"
             Layout.fillWidth: true
-            // Three rows, fewer on a short pane (the grid keeps its own).
-            Layout.preferredHeight: Math.min(strip.implicitHeight,
-                                             Math.max(1, Math.min(3, Math.floor(pane.height / 6 / (16 + strip.spacing)))) * (16 + strip.spacing) - strip.spacing)
+            // Three rows of pills, fewer on a short pane (at most a sixth of it: the grid keeps its rows).
+            readonly property real rowStep: 16 + strip.spacing
+            readonly property int rows: Math.max(1, Math.min(3, Math.floor(pane.height / 6 / rowStep)))
+            Layout.preferredHeight: Math.min(strip.implicitHeight, rows * rowStep - strip.spacing)
             visible: strip.pieces.length > 0
             clip: true
             contentWidth: availableWidth
@@ -98,9 +99,8 @@ Rectangle {
             Layout.fillWidth: true
             // On a short window it leaves the grid the pane: at most a quarter of it (two lines at
             // least), and scrolls.
-            Layout.preferredHeight: Math.min(answerText.implicitHeight,
-                                             Math.min(pane.answerLines, Math.max(2, Math.floor(pane.height / 4 / answerMetrics.lineSpacing)))
-                                             * answerMetrics.lineSpacing + 4)
+            readonly property int lines: Math.min(pane.answerLines, Math.max(2, Math.floor(pane.height / 4 / answerMetrics.lineSpacing)))
+            Layout.preferredHeight: Math.min(answerText.implicitHeight, lines * answerMetrics.lineSpacing + 4)
             visible: answerText.text !== ""
             clip: true
             contentWidth: availableWidth

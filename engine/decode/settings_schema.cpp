@@ -305,15 +305,18 @@ const SettingSpec& setting_spec(std::string_view key) {
     throw std::logic_error("setting '" + std::string(key) + "' is not declared in the settings schema");
 }
 
-std::vector<const SettingSpec*> parameters_meant_by(std::string_view word) {
-    const std::set<std::string> read = namespaces_of(word);
+namespace {
+// Whether parameter `s` belongs to namespace `name`, or to a namespace strategy `name` reads.
+bool parameter_of(const SettingSpec& s, std::string_view name, const std::set<std::string>& read) {
+    return s.is_parameter() && (s.name_space() == name || read.count(std::string(s.name_space())));
+}
+}  // namespace
+
+std::vector<const SettingSpec*> parameters_of(std::string_view name) {
+    const std::set<std::string> read = namespaces_of(name);
     std::vector<const SettingSpec*> out;
-    for (const auto& s : settings_schema()) {
-        if (!s.is_parameter()) continue;
-        const std::string ns(s.name_space());
-        if (ns == word || read.count(ns) || std::string_view(s.key).substr(s.key.rfind('.') + 1) == word)
-            out.push_back(&s);
-    }
+    for (const auto& s : settings_schema())
+        if (parameter_of(s, name, read)) out.push_back(&s);
     return out;
 }
 
@@ -322,10 +325,14 @@ std::string unknown_setting_message(std::string_view key) {
     const bool parameter = k.find('.') != std::string::npos;
     std::string out = std::string(parameter ? "unknown strategy parameter '" : "unknown setting '") + k + "'";
     if (!parameter) {
-        // "unlock", "surelock" or "fast-dllm": parameters without the rest of their key (before
-        // the typo check: 'surelock' is two letters from 'surelock.m').
+        // "surelock", "fast-dllm" or "unlock": parameters without the rest of their key: a
+        // namespace's or strategy's, or those of that name (before the typo check: 'surelock' is
+        // two letters from 'surelock.m').
+        const std::set<std::string> read = namespaces_of(k);
         std::vector<std::string> meant;
-        for (const SettingSpec* s : parameters_meant_by(k)) meant.push_back("'" + s->key + "'");
+        for (const auto& s : settings_schema())
+            if (parameter_of(s, k, read) || (s.is_parameter() && s.key.substr(s.key.rfind('.') + 1) == k))
+                meant.push_back("'" + s.key + "'");
         if (meant.size() > 3)
             return out + " (strategy parameters are written <namespace>.<name>; '" + k + "' has " + joined(meant) + ")";
         if (!meant.empty())

@@ -60,9 +60,9 @@ const SettingSpec& setting_spec(std::string_view key);
 // namespace's keys, the namespaces a strategy reads, or every namespace). A typo must not run
 // silently with the default it meant to change.
 std::string unknown_setting_message(std::string_view key);
-// The strategy parameters a bare word may stand for, in schema order: a namespace's ("surelock"),
-// those a strategy reads ("fast-dllm": threshold.* and cache.*), and any of that name ("unlock").
-std::vector<const SettingSpec*> parameters_meant_by(std::string_view word);
+// The parameters of a namespace ("surelock") or those a strategy reads ("fast-dllm": threshold.*
+// and cache.*), in schema order; none for any other name.
+std::vector<const SettingSpec*> parameters_of(std::string_view name);
 
 // The value a run with these settings (key -> text, "strategy" among them; the schema's default
 // strategy when not) uses for parameter `key`: the one given, else the schema's default; empty

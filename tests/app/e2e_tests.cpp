@@ -90,6 +90,16 @@ class AppE2ETest : public QObject {
     Q_OBJECT
     QString trace_;
 
+    // Sets `settings`, then decodes once to the end: false when Run stays refused or the run does
+    // not complete.
+    bool decode(AppController& c, const QList<QPair<QString, QString>>& settings = {}) {
+        for (const auto& [key, value] : settings) c.config()->setSetting(key, value);
+        if (!QTest::qWaitFor([&] { return c.canRun(); }, 10000)) return false;
+        QSignalSpy done(c.runs(), &RunController::runCompleted);
+        c.runs()->runDecode();
+        return done.wait(120000);
+    }
+
     bool loadModel(AppController& c) {
         c.model()->load(modelDir());
         if (!QTest::qWaitFor([&] { return !c.model()->loading(); }, 60000)) return false;
@@ -298,14 +308,8 @@ private Q_SLOTS:
         AppUnderTest app;
         AppController& c = app.c;
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
-        c.config()->setSetting("strategy", "surelock");
-        c.config()->setSetting("surelock.unlock", "on");
-        c.config()->setSetting("gen_length", "16");
-        c.config()->setSetting("steps", "16");
-        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
-        QSignalSpy done(c.runs(), &RunController::runCompleted);
-        c.runs()->runDecode();
-        QVERIFY(done.wait(120000));
+        QVERIFY2(decode(c, {{"strategy", "surelock"}, {"surelock.unlock", "on"}, {"gen_length", "16"}, {"steps", "16"}}),
+                 qPrintable(c.errorString()));
         auto offered = [&](const char* trigger, const char* dialogName) {
             QObject* source = app.w.find<QObject>(trigger);
             QObject* dialog = app.w.find<QObject>(dialogName);
@@ -333,9 +337,7 @@ private Q_SLOTS:
         QQuickWindow* win = app.w.window;
         QVERIFY(win);
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
-        QSignalSpy done(c.runs(), &RunController::runCompleted);  // the word problem's seven-line answer
-        c.runs()->runDecode();
-        QVERIFY(done.wait(120000));
+        QVERIFY2(decode(c), qPrintable(c.errorString()));  // the word problem's seven-line answer
         c.reportError(QStringLiteral("a long error message that fills the banner"));
         win->resize(1024, 700);
         QTRY_COMPARE(win->width(), 1024);
@@ -612,13 +614,7 @@ private Q_SLOTS:
         QVERIFY2(loadModel(c), qPrintable(c.errorString()));
         QCOMPARE(c.model()->backendName(), QStringLiteral("cpu"));
         QVERIFY2(c.model()->backendNote().isEmpty(), qPrintable(c.model()->backendNote()));
-        c.config()->setSetting("gen_length", "16");
-        c.config()->setSetting("steps", "16");
-        c.config()->setSetting("block_length", "16");
-        QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
-        QSignalSpy done(c.runs(), &RunController::runCompleted);
-        c.runs()->runDecode();
-        QVERIFY(done.wait(120000));
+        QVERIFY2(decode(c, {{"gen_length", "16"}, {"steps", "16"}, {"block_length", "16"}}), qPrintable(c.errorString()));
         const int steps = c.runs()->run()->stepCount();
         QVERIFY(steps > 0);
         const auto header = c.runs()->run()->history().header();
@@ -646,7 +642,7 @@ private Q_SLOTS:
         QCOMPARE(c.runs()->run()->stepCount(), steps);
         QVERIFY(c.runs()->run()->history().header() == header);
         QTRY_VERIFY_WITH_TIMEOUT(c.canRun(), 10000);
-        done.clear();
+        QSignalSpy done(c.runs(), &RunController::runCompleted);
         c.runs()->runDecode();
         QVERIFY(done.wait(120000));
         QCOMPARE(done.at(0).at(0).toBool(), true);

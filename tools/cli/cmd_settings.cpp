@@ -59,13 +59,10 @@ int settings_main(std::span<const std::string> args) {
             return kExitOk;
         }
         // A strategy or a namespace: the parameters it reads, or has.
-        const std::set<std::string> read = namespaces_of(key);
-        if (!read.empty() || !strategies_reading(key).empty()) {
-            int shown = 0;
-            for (const auto& s : settings_schema())
-                if (s.is_parameter() && (read.count(std::string(s.name_space())) || s.name_space() == key))
-                    print_one(s), ++shown;
-            if (shown == 0) std::cout << "'" << key << "' reads no strategy parameters\n";
+        if (!namespaces_of(key).empty() || !strategies_reading(key).empty()) {
+            const auto parameters = parameters_of(key);
+            for (const SettingSpec* s : parameters) print_one(*s);
+            if (parameters.empty()) std::cout << "'" << key << "' reads no strategy parameters\n";
             return kExitOk;
         }
         throw UsageError(unknown_setting_message(key) + "; dlmscope-cli settings lists every key");

@@ -51,10 +51,14 @@ void report_error(std::string_view message) {
     std::cerr << "dlmscope-cli: error: " << line << std::endl;
 }
 
-int dispatch(const std::vector<std::string>& words) {
+std::string command_names() {
     std::string names;
     for (const auto& c : kSubcommands) names += (names.empty() ? "" : ", ") + std::string(c.name);
-    if (words.empty()) throw UsageError("no command given (commands: " + names + "; dlmscope-cli --help describes them)");
+    return names;
+}
+
+int dispatch(const std::vector<std::string>& words) {
+    if (words.empty()) throw UsageError("no command given (commands: " + command_names() + "; dlmscope-cli --help describes them)");
     const std::string& command = words[0];
     if (command == "--help" || command == "-h" || command == "help") {
         print_usage(std::cout);
@@ -66,7 +70,7 @@ int dispatch(const std::vector<std::string>& words) {
     }
     for (const auto& c : kSubcommands)
         if (command == c.name) return c.run(std::span<const std::string>(words).subspan(1));
-    throw UsageError("unknown command '" + command + "' (commands: " + names + ")");
+    throw UsageError("unknown command '" + command + "' (commands: " + command_names() + ")");
 }
 
 }  // namespace
