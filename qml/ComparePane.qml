@@ -34,6 +34,7 @@ ColumnLayout {
             contentWidth: availableWidth
             Label {
                 id: answerLabel
+                objectName: scrollName + "Text"
                 width: answerScroll.availableWidth
                 textFormat: html !== undefined ? Text.RichText : Text.PlainText
                 wrapMode: Text.Wrap

@@ -39,6 +39,19 @@ TestCase {
         verify(grid.height >= 2 * 22, "the grid shows " + grid.height + " px")
     }
 
+    // Before both runs end there is no diff: the answer is shown as the plain text it is (rich text
+    // would join its lines and read "<" as markup).
+    function test_anAnswerWithoutItsDiffIsPlainText() {
+        const pane = createTemporaryObject(comp, this)
+        pane.summary = {}
+        const text = findChild(pane, "answerAScrollText")
+        compare(text.textFormat, Text.PlainText)
+        compare(text.text, App.runs.run.answerText)
+        pane.summary = {agree: true, changedWords: 0, textA: "a<br>b", textB: "a<br>b"}
+        compare(text.textFormat, Text.RichText)
+        compare(text.text, "a<br>b")
+    }
+
     // Where each side ran is said once, below the grids, and only when the two differ; the
     // captions keep their room for the strategy.
     function test_sourcesAreNamedOnceWhenTheyDiffer() {
