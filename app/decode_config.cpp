@@ -366,8 +366,11 @@ QVariantMap DecodeConfig::modelDefaults() const {
 }
 
 void DecodeConfig::adoptTrace(const dlm::TraceHeader& h) {
-    if (!h.settings.empty()) {
-        for (const auto& [k, v] : h.settings) settings_.insert(QString::fromStdString(k), QString::fromStdString(v));
+    // As asked for, where the trace says: the resolved values ("sampler=llada" for auto) would match
+    // no preset, and would pin a run under another model to this one's sampler.
+    const auto& given = h.requested.empty() ? h.settings : h.requested;
+    if (!given.empty()) {
+        for (const auto& [k, v] : given) settings_.insert(QString::fromStdString(k), QString::fromStdString(v));
         preset_index_ = matchPreset(settings_);
         Q_EMIT settingsChanged();
     }

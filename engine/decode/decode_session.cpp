@@ -358,6 +358,7 @@ TraceHeader DecodeSession::header() const {
     resolved.confidence = effective_confidence(settings_, config_);
     resolved.track_kl = rt_->track_kl ? TrackKl::On : TrackKl::Off;
     h.settings = resolved.to_map();
+    h.requested = settings_.to_map();
     return h;
 }
 

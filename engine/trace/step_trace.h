@@ -78,7 +78,10 @@ struct TraceHeader {
     int steps = 0;
     uint64_t seed = 0;
     std::string strategy;
-    std::map<std::string, std::string> settings;  // every setting, as key=value text
+    std::map<std::string, std::string> settings;  // every setting as it ran ("auto" resolved), key=value text
+    // The settings as they were asked for ("auto" kept): what the app's panel restores, so that a
+    // run again under another model resolves them for that model. Empty in older traces.
+    std::map<std::string, std::string> requested;
 };
 
 struct TraceSummary {

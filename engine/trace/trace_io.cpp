@@ -189,6 +189,7 @@ std::string trace_header_to_json(const TraceHeader& h) {
     j["seed"] = h.seed;
     j["strategy"] = h.strategy;
     j["settings"] = h.settings;
+    if (!h.requested.empty()) j["requested"] = h.requested;
     return dump(j);
 }
 
@@ -305,6 +306,7 @@ TraceHeader trace_header_from_json(const std::string& line) {
     h.seed = seed.get<uint64_t>();
     h.strategy = req<std::string>(j, "strategy");
     h.settings = opt<std::map<std::string, std::string>>(j, "settings", {});
+    h.requested = opt<std::map<std::string, std::string>>(j, "requested", {});
     return h;
 }
 

@@ -556,6 +556,7 @@ private Q_SLOTS:
         {  // a trace of known settings (not another test's: this one checks they are adopted)
             AppController rec(AppController::Options{false, false});
             QVERIFY2(loadModel(rec), qPrintable(rec.errorString()));
+            rec.config()->applyPreset(1);  // not the default one: the opened trace must bring it
             rec.config()->setSetting("gen_length", "32");
             rec.config()->setSetting("steps", "32");
             QSignalSpy done(rec.runs(), &RunController::runCompleted);
@@ -576,6 +577,8 @@ private Q_SLOTS:
         QCOMPARE(c.config()->prompt(), QString::fromStdString(c.runs()->run()->history().header()->prompt));
         QCOMPARE(c.config()->settings().value("gen_length").toString(), QStringLiteral("32"));
         QCOMPARE(c.config()->settings().value("steps").toString(), QStringLiteral("32"));
+        // ...under its preset's name: the header's resolved values (sampler=llada for auto) match none.
+        QCOMPARE(c.config()->presetIndex(), 1);
         const int steps = c.runs()->run()->stepCount();
         QVERIFY(steps > 1);
         QVERIFY(c.runs()->run()->complete());

@@ -349,6 +349,9 @@ TEST(DecodeSession, HeaderRecordsResolvedSettingsAndWritesAReadableTrace) {
     EXPECT_EQ(h.seed, 7u);
     EXPECT_EQ(h.settings.at("sampler"), "llada");  // auto resolved
     EXPECT_EQ(h.settings.at("confidence"), "raw");
+    EXPECT_EQ(h.requested.at("sampler"), "auto");  // as asked for, for a panel to restore
+    EXPECT_EQ(h.requested.at("confidence"), "auto");
+    EXPECT_EQ(h.requested.at("seed"), "7");
     EXPECT_EQ(h.backend, "scripted");
 
     std::stringstream io;

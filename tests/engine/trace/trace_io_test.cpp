@@ -46,7 +46,8 @@ TraceHeader sample_header() {
     h.steps = 128;
     h.seed = 18446744073709551615ull;
     h.strategy = "baseline";
-    h.settings = {{"temperature", "0.1"}, {"surelock.epsilon", "5e-4"}};
+    h.settings = {{"temperature", "0.1"}, {"surelock.epsilon", "5e-4"}, {"sampler", "llada"}};
+    h.requested = {{"temperature", "0.1"}, {"surelock.epsilon", "5e-4"}, {"sampler", "auto"}};
     return h;
 }
 
@@ -186,6 +187,7 @@ TEST(Trace, WriteReadRoundTrip) {
     EXPECT_EQ(f.header.prompt_pieces, h.prompt_pieces);
     EXPECT_EQ(f.header.seed, h.seed);
     EXPECT_EQ(f.header.settings, h.settings);
+    EXPECT_EQ(f.header.requested, h.requested);
     EXPECT_EQ(f.header.vocab_size, h.vocab_size);
     EXPECT_EQ(f.header.mask_id, h.mask_id);
     EXPECT_EQ(f.header.end_ids, h.end_ids);
