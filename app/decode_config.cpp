@@ -1,6 +1,7 @@
 #include "decode_config.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include <QFile>
@@ -248,11 +249,9 @@ void DecodeConfig::mergePreset(QVariantMap& s, int index) const {
     s = fromStd(dlm::apply_preset(toStd(s), presets[size_t(index)], toStd(defaults_)));
 }
 
-QStringList DecodeConfig::presetDifferences() const {
-    const auto& presets = dlm::strategy_presets();
-    if (preset_index_ >= 0 || base_preset_ < 0 || base_preset_ >= int(presets.size())) return {};
+QStringList DecodeConfig::differencesFrom(int index) const {
     const auto current = toStd(settings_);
-    const auto wanted = dlm::apply_preset(current, presets[size_t(base_preset_)], toStd(defaults_));
+    const auto wanted = dlm::apply_preset(current, dlm::strategy_presets()[size_t(index)], toStd(defaults_));
     QStringList keys;
     for (const auto& [k, v] : wanted) {
         auto it = current.find(k);
@@ -261,6 +260,24 @@ QStringList DecodeConfig::presetDifferences() const {
     for (const auto& [k, v] : current)
         if (!wanted.count(k)) keys << QString::fromStdString(k);
     return keys;
+}
+
+// Settings from an opened trace were never a preset applied: the description names the preset
+// they are closest to (the fewest keys apart), the last one applied when it is as close.
+int DecodeConfig::basePresetIndex() const {
+    const int n = int(dlm::strategy_presets().size());
+    if (preset_index_ >= 0) return preset_index_;
+    int best = base_preset_ >= 0 && base_preset_ < n ? base_preset_ : -1;
+    qsizetype fewest = best >= 0 ? differencesFrom(best).size() : std::numeric_limits<qsizetype>::max();
+    for (int i = 0; i < n; ++i)
+        if (const qsizetype d = differencesFrom(i).size(); d < fewest) best = i, fewest = d;
+    return best;
+}
+
+QStringList DecodeConfig::presetDifferences() const {
+    const int base = basePresetIndex();
+    if (preset_index_ >= 0 || base < 0) return {};
+    return differencesFrom(base);
 }
 
 void DecodeConfig::applyPreset(int index) {

@@ -71,7 +71,7 @@ public:
     QString parameterInEffect(const QString& key) const;
     QVariantList presets() const { return presets_; }
     int presetIndex() const { return preset_index_; }
-    int basePresetIndex() const { return base_preset_; }
+    int basePresetIndex() const;  // the preset the settings are closest to
     QStringList presetDifferences() const;
     int comparePresetIndex() const { return compare_preset_index_; }
     QStringList strategies() const { return strategies_; }
@@ -123,6 +123,7 @@ private:
     void save() const;
     void restore();
     int matchPreset(const QVariantMap& s) const;
+    QStringList differencesFrom(int presetIndex) const;  // keys A's settings change from that preset
     void mergePreset(QVariantMap& s, int index) const;
 
     DecodeEngine* engine_;

@@ -70,6 +70,16 @@ QRectF HeatmapItem::plotRect() const { return QRectF(mode_ == "reveal" ? 64 : 34
 
 void HeatmapItem::paint(QPainter* p) { paintTo(*p, size()); }
 
+QString HeatmapItem::blankReason() const {
+    if (mode_ != QLatin1String("kl") || !run_ || kl_.rows() == 0 || kl_.measured() > 0) return {};
+    if (const auto& header = run_->history().header()) {
+        const auto track = header->settings.find("track_kl");
+        if (track != header->settings.end() && track->second == "off")
+            return tr("No KL: this run did not track it (the setting track KL is off)");
+    }
+    return tr("KL is measured from step 2 on: step 1 has no previous posterior to compare");
+}
+
 void HeatmapItem::paintTo(QPainter& g, const QSizeF&) {
     g.fillRect(boundingRect(), cell_style::background());
     QFont f = QFontDatabase::systemFont(QFontDatabase::GeneralFont);
@@ -100,6 +110,8 @@ void HeatmapItem::paintTo(QPainter& g, const QSizeF&) {
             const QRectF target(plot.left(), plot.top(), plot.width(), plot.height() * rows / std::max(planned, rows));
             g.drawImage(target, kl_.image(), QRectF(0, 0, kl_.image().width(), rows));
         }
+        const QString blank = blankReason();
+        if (!blank.isEmpty()) g.drawText(plot, Qt::AlignCenter | Qt::TextWordWrap, blank);
         const int v = run_->viewStep();
         if (v >= 0) {  // the scrubbed step
             const double y = plot.top() + plot.height() * (v + 0.5) / std::max(planned, rows);
@@ -115,7 +127,8 @@ void HeatmapItem::paintTo(QPainter& g, const QSizeF&) {
         // The step scale's ends (steps from 1, as the timeline counts them).
         const QRectF margin(14, plot.top(), plot.left() - 16, plot.height());
         g.drawText(margin, Qt::AlignRight | Qt::AlignTop, QStringLiteral("1"));
-        g.drawText(margin, Qt::AlignRight | Qt::AlignBottom, QString::number(std::max(planned, rows)));
+        if (std::max(planned, rows) > 1)
+            g.drawText(margin, Qt::AlignRight | Qt::AlignBottom, QString::number(std::max(planned, rows)));
     }
     // The position scale's ends (positions from 0, as the inspector names them).
     const QRectF below(plot.left(), plot.bottom(), plot.width(), 14);

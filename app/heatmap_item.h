@@ -16,6 +16,8 @@ class HeatmapItem : public QQuickPaintedItem {
     Q_PROPERTY(double epsilon READ epsilon WRITE setEpsilon NOTIFY epsilonChanged)  // <= 0: no band
     Q_PROPERTY(QString hoverText READ hoverText NOTIFY hoverTextChanged)
     Q_PROPERTY(int rowsDrawn READ rowsDrawn NOTIFY repainted)
+    // Why a KL map with steps is blank (KL not tracked, or only the first step so far); else empty.
+    Q_PROPERTY(QString blankReason READ blankReason NOTIFY repainted)
 
 public:
     explicit HeatmapItem(QQuickItem* parent = nullptr);
@@ -29,6 +31,7 @@ public:
     void setEpsilon(double e);
     QString hoverText() const { return hover_text_; }
     int rowsDrawn() const { return kl_.rows(); }
+    QString blankReason() const;
 
     Q_INVOKABLE bool saveImage(const QString& path);
 

@@ -49,6 +49,7 @@ QImage colourBar(int width, int height, double lowest) {
 void KlImage::reset(int positions) {
     positions_ = std::max(0, positions);
     rows_ = 0;
+    measured_ = 0;
     values_.clear();
     img_ = QImage();
 }
@@ -71,6 +72,7 @@ void KlImage::appendSteps(const RunHistory& h) {
             if (p.pos < 0 || p.pos >= positions_) continue;
             values_[size_t(y) * size_t(positions_) + size_t(p.pos)] = p.kl;
             line[p.pos] = klColor(p.kl).rgba();
+            measured_ += !std::isnan(p.kl);
         }
     }
     rows_ = target;

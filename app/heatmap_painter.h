@@ -30,10 +30,11 @@ public:
     const QImage& image() const { return img_; }
     int rows() const { return rows_; }
     double value(int pos, int step) const;  // NaN if absent
+    int measured() const { return measured_; }  // cells with a KL value
 private:
     QImage img_;
     std::vector<float> values_;  // rows_ x positions_
-    int positions_ = 0, rows_ = 0;
+    int positions_ = 0, rows_ = 0, measured_ = 0;
 };
 
 // Reveal and lock steps as of `upto` (inclusive), read from the run's position timeline.

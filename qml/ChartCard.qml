@@ -52,9 +52,9 @@ ChartView {
         gridLineColor: "#262a33"
         tickCount: 4
     }
-    LineSeries { id: s0; objectName: "series0"; axisX: axisX; axisY: axisY; name: chart.roles.length > 0 ? chart.roles[0].label : ""; color: chart.roles.length > 0 ? chart.roles[0].color : "white"; width: 2; visible: chart.roles.length > 0 }
-    LineSeries { id: s1; objectName: "series1"; axisX: axisX; axisY: axisY; name: chart.roles.length > 1 ? chart.roles[1].label : ""; color: chart.roles.length > 1 ? chart.roles[1].color : "white"; width: 1.5; visible: chart.roles.length > 1 }
-    LineSeries { id: sB; objectName: "seriesB"; axisX: axisX; axisY: axisY; name: chart.statsB && chart.roles.length > 0 ? chart.roles[0].label + " (B)" : ""; color: Theme.seriesB; width: 2; visible: chart.statsB !== null }
+    StepSeries { id: s0; objectName: "series0"; axisX: axisX; axisY: axisY; name: chart.roles.length > 0 ? chart.roles[0].label : ""; color: chart.roles.length > 0 ? chart.roles[0].color : "white"; width: 2; visible: chart.roles.length > 0 }
+    StepSeries { id: s1; objectName: "series1"; axisX: axisX; axisY: axisY; name: chart.roles.length > 1 ? chart.roles[1].label : ""; color: chart.roles.length > 1 ? chart.roles[1].color : "white"; width: 1.5; visible: chart.roles.length > 1 }
+    StepSeries { id: sB; objectName: "seriesB"; axisX: axisX; axisY: axisY; name: chart.statsB && chart.roles.length > 0 ? chart.roles[0].label + " (B)" : ""; color: Theme.seriesB; width: 2; visible: chart.statsB !== null }
     SeriesFeeder { id: f0; stats: chart.roles.length > 0 ? chart.stats : null; series: s0; role: chart.roles.length > 0 ? chart.roles[0].role : ""; scale: chart.roles.length > 0 ? (chart.roles[0].scale || 1) : 1 }
     SeriesFeeder { id: f1; stats: chart.roles.length > 1 ? chart.stats : null; series: s1; role: chart.roles.length > 1 ? chart.roles[1].role : ""; scale: chart.roles.length > 1 ? (chart.roles[1].scale || 1) : 1 }
     SeriesFeeder { id: fB; stats: chart.statsB; series: sB; role: chart.roles.length > 0 ? chart.roles[0].role : ""; scale: chart.roles.length > 0 ? (chart.roles[0].scale || 1) : 1 }

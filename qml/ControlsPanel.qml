@@ -190,7 +190,7 @@ Rectangle {
                 objectName: "presetDescription"
                 text: App.config.presetIndex >= 0 ? App.config.presets[App.config.presetIndex].description
                       : App.config.presetDifferences.length > 0 && App.config.basePresetIndex >= 0
-                        ? qsTr("Custom: %1 differ from “%2”").arg(App.config.presetDifferences.join(", ")).arg(App.config.presets[App.config.basePresetIndex].name)
+                        ? (App.config.presetDifferences.length === 1 ? qsTr("Custom: %1 differs from “%2”") : qsTr("Custom: %1 differ from “%2”")).arg(App.config.presetDifferences.join(", ")).arg(App.config.presets[App.config.basePresetIndex].name)
                         : qsTr("Settings edited by hand")
                 color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap
                 Layout.fillWidth: true

@@ -120,8 +120,8 @@ Rectangle {
             StepAxis { id: ix; steps: inspector.run ? inspector.run.plannedSteps : 2 }
             ValueAxis { id: iy; min: 0; max: 1; labelsColor: Theme.dim; labelsFont.pixelSize: 9; gridLineColor: "#262a33" }
             ValueAxis { id: iye; min: 0; max: 8; labelsColor: Theme.dim; labelsFont.pixelSize: 9; gridVisible: false }
-            LineSeries { id: confSeries; name: qsTr("confidence"); axisX: ix; axisY: iy; color: Theme.good; width: 2 }
-            LineSeries { id: entSeries; name: qsTr("entropy (nats)"); axisX: ix; axisYRight: iye; color: Theme.warn; width: 1.5 }
+            StepSeries { id: confSeries; name: qsTr("confidence"); axisX: ix; axisY: iy; color: Theme.good; width: 2 }
+            StepSeries { id: entSeries; name: qsTr("entropy (nats)"); axisX: ix; axisYRight: iye; color: Theme.warn; width: 1.5 }
         }
         ChartView {
             Layout.fillWidth: true
@@ -134,7 +134,7 @@ Rectangle {
             margins { top: 0; bottom: 0; left: 0; right: 0 }
             StepAxis { id: kx; steps: inspector.run ? inspector.run.plannedSteps : 2 }
             ValueAxis { id: ky; objectName: "klAxis"; min: -9; max: 1; tickCount: 6; labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "1e%.0f"; gridLineColor: "#262a33" }
-            LineSeries { id: klSeries; objectName: "klSeries"; name: qsTr("KL"); axisX: kx; axisY: ky; color: Theme.accent; width: 2 }
+            StepSeries { id: klSeries; objectName: "klSeries"; name: qsTr("KL"); axisX: kx; axisY: ky; color: Theme.accent; width: 2 }
             LineSeries { id: epsSeries; name: qsTr("ε"); axisX: kx; axisY: ky; color: "white"; width: 1; style: Qt.DashLine }
         }
 

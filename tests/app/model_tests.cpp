@@ -326,6 +326,36 @@ private Q_SLOTS:
         QVERIFY(heatmap::klToUnit(1e-3) > heatmap::klToUnit(1e-6));
         QCOMPARE(heatmap::klColor(NAN).alpha(), 0);
     }
+    // A KL map with steps and no value says why it is blank: a one-step run, or KL not tracked.
+    void aBlankKlMapSaysWhy() {
+        auto run = makeSyntheticRun(40, 20);
+        RunView view;
+        HeatmapItem item;
+        item.setSize(QSizeF(600, 300));
+        item.setRun(&view);
+        view.begin(run.header);
+        QCOMPARE(item.blankReason(), QString());  // no steps yet: "no run yet" is not this
+        view.record(run.steps[0]);
+        view.flush();
+        QVERIFY2(item.blankReason().contains("step 2"), qPrintable(item.blankReason()));
+        view.record(run.steps[1]);
+        view.flush();
+        QCOMPARE(item.blankReason(), QString());  // step 2 measured KL
+        item.setMode(QStringLiteral("reveal"));
+        QCOMPARE(item.blankReason(), QString());
+
+        auto untracked = std::make_shared<dlm::TraceHeader>(*run.header);
+        untracked->settings["track_kl"] = "off";
+        item.setMode(QStringLiteral("kl"));
+        view.begin(untracked);
+        for (int i = 0; i < 3; ++i) {
+            auto step = std::make_shared<dlm::StepTrace>(*run.steps[size_t(i)]);
+            for (auto& p : step->positions) p.kl = NAN;
+            view.record(step);
+        }
+        view.flush();
+        QVERIFY2(item.blankReason().contains("track KL is off"), qPrintable(item.blankReason()));
+    }
     // The KL colour bar shows the colour map (once hidden under the plot's fill brush).
     void colourBarShowsTheGradient() {
         const QImage img = savedHeatmap(QStringLiteral("kl"));

@@ -41,6 +41,16 @@ TestCase {
         compare(events.niceAxis(2, 4).format, "%.0f")
         compare(events.niceAxis(1000, 4).max, 1500)
     }
+    // One step draws no line: its point shows as a marker until a second step makes a line.
+    Component { id: card; ChartCard { width: 300; height: 200; planned: 1; roles: [{role: "paperFlops", label: "FLOPs", color: "red"}] } }
+    function test_aOneStepRunShowsItsPoint() {
+        const chart = createTemporaryObject(card, this)
+        verify(chart)
+        chart.seriesA.append(1, 0.5)
+        verify(chart.seriesA.pointsVisible)
+        chart.seriesA.append(2, 0.7)
+        verify(!chart.seriesA.pointsVisible)
+    }
     function test_overlaysRunB() {
         const panel = createTemporaryObject(comp, this, {runB: App.runs.compareRun})
         const chart = findChild(panel, "tpsChart")

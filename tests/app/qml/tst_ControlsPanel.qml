@@ -44,6 +44,22 @@ TestCase {
     // A preset sets what it names and resets the other strategy settings (it used to change only
     // the strategy key: "Dream top-k margin" then "freecache" kept the Dream sampler); an edit
     // turns the box to custom and names what differs.
+    // Settings that no preset gave (an opened trace's) are described against the nearest preset,
+    // not the last one applied.
+    function test_customSettingsNameTheNearestPreset() {
+        const panel = createTemporaryObject(comp, this)
+        const names = App.config.presets.map(p => p.name)
+        const random = names.indexOf("LLaDA random")
+        verify(random >= 0)
+        App.config.applyPreset(names.indexOf("SureLock"))
+        for (const [k, v] of [["strategy", "baseline"], ["sampler", "llada"], ["remasking", "random"], ["temperature", "0.5"]])
+            App.config.setSetting(k, v)
+        compare(App.config.presetIndex, -1)
+        compare(App.config.basePresetIndex, random)
+        compare(Array.from(App.config.presetDifferences).join(","), "temperature")
+        compare(findChild(panel, "presetDescription").text, "Custom: temperature differs from “LLaDA random”")
+        App.config.resetSettings()
+    }
     function test_presetsResetWhatTheyDoNotName() {
         const panel = createTemporaryObject(comp, this)
         const names = App.config.presets.map(p => p.name)
