@@ -69,6 +69,15 @@ bool ModelHost::remote() const {
     return loaded_ && isServerModel(model_.dir);
 }
 
+QUrl ModelHost::modelsFolder() const {
+    if (!loaded_ || remote()) return {};
+    return QUrl::fromLocalFile(QFileInfo(model_.dir).absolutePath());
+}
+
+bool ModelHost::isCheckpointFolder(const QUrl& folder) {
+    return QFileInfo::exists(localPath(folder.toString()) + QStringLiteral("/config.json"));
+}
+
 QString ModelHost::describe(const QString& location) {
     if (location.isEmpty()) return {};
     if (!isServerModel(location)) return tr("%1 (local)").arg(QFileInfo(location).fileName());

@@ -75,6 +75,10 @@ public:
     QString chatTemplateNote() const { return loaded_ ? model_.chatTemplateNote : QString(); }
 
     bool remote() const;
+    // For the model folder dialog: where it first opens (the folder holding the loaded local
+    // model, so its siblings show; empty otherwise), and whether a folder is a checkpoint to open.
+    Q_INVOKABLE QUrl modelsFolder() const;
+    Q_INVOKABLE static bool isCheckpointFolder(const QUrl& folder);
     QString serverHost() const { return server_host_; }
     int serverPort() const { return server_port_; }
     bool serverTls() const { return server_tls_; }

@@ -87,6 +87,18 @@ ApplicationWindow {
         objectName: "modelDialog"
         title: qsTr("Open a checkpoint folder (config.json + safetensors + tokenizer)")
         onAccepted: App.model.load(selectedFolder)
+        // First shown in the folder that holds the loaded model, beside the other models there
+        // (Qt's default is the working directory); later where it was left.
+        property bool placed: false
+        function show() {
+            const around = App.model.modelsFolder()
+            if (!placed && around.toString() !== "") currentFolder = around
+            placed = true
+            open()
+        }
+        // A checkpoint folder has files, not subfolders: once inside it, Qt's own dialog selects
+        // nothing and greys out Open. The checkpoint one is in is the one meant.
+        onCurrentFolderChanged: if (App.model.isCheckpointFolder(currentFolder)) selectedFolder = currentFolder
     }
     ConnectDialog { id: connectDialog }
     FileDialog {
@@ -143,7 +155,7 @@ ApplicationWindow {
             anchors.leftMargin: 10
             anchors.rightMargin: 10
             spacing: 6
-            Button { objectName: "modelButton"; text: qsTr("Model…"); onClicked: modelDialog.open() }
+            Button { objectName: "modelButton"; text: qsTr("Model…"); onClicked: modelDialog.show() }
             ToolSeparator {}
             Button {
                 objectName: "runButton"
@@ -266,7 +278,7 @@ ApplicationWindow {
                 // Shares that follow the window, so a small screen keeps every column inside it.
                 SplitView.preferredWidth: Math.max(240, Math.min(320, window.width * 0.24))
                 SplitView.minimumWidth: 240
-                onOpenModel: modelDialog.open()
+                onOpenModel: modelDialog.show()
                 onConnectServer: connectDialog.open()
             }
 

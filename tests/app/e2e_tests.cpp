@@ -77,6 +77,20 @@ std::unique_ptr<DecodeServer> startServer(const QString& token = {}) {
 
 // The real controller as the QML singleton with the main window on top of it, unregistered again
 // when the test ends.
+// A popup of a window (a Qt Quick dialog's own implementation) by the class it derives from:
+// popups are outside the window's object tree, found through their items in the window's overlay.
+QObject* findPopup(QQuickWindow* window, const char* className) {
+    if (!window) return nullptr;
+    QList<QQuickItem*> todo = window->contentItem()->childItems();
+    while (!todo.isEmpty()) {
+        QQuickItem* item = todo.takeLast();
+        for (QObject* o = item->parent(); o; o = o->parent())
+            if (o->inherits(className)) return o;
+        todo += item->childItems();
+    }
+    return nullptr;
+}
+
 struct AppUnderTest {
     AppController c{AppController::Options{false, false}};
     bool registered = (AppController::setInstance(&c), true);
@@ -300,6 +314,33 @@ private Q_SLOTS:
             QTRY_VERIFY2_WITH_TIMEOUT(!dialog->property("visible").toBool(), name, 5000);
         }
         AppController::setInstance(nullptr);
+    }
+
+    // Inside a checkpoint folder (files, no subfolders) Qt's own folder dialog selected nothing and
+    // greyed out Open: the checkpoint one is in is the one Open loads. It first opens beside the
+    // loaded model.
+    void modelDialogOpensTheFolderItIsIn() {
+        AppUnderTest app;
+        QVERIFY2(loadModel(app.c), qPrintable(app.c.errorString()));
+        QObject* dialog = app.w.find<QObject>("modelDialog");
+        QObject* button = app.w.find<QObject>("modelButton");
+        QVERIFY(dialog && button);
+        QVERIFY(QMetaObject::invokeMethod(button, "clicked"));
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->property("visible").toBool(), 5000);
+        QCOMPARE(dialog->property("currentFolder").toUrl(), QUrl::fromLocalFile(QFileInfo(modelDir()).absolutePath()));
+        // Go into the folder as a user does, in the dialog's own (Qt Quick) implementation.
+        QObject* impl = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((impl = findPopup(app.w.window, "QQuickFolderDialogImpl")) != nullptr, 5000);
+        QTemporaryDir tmp;
+        QDir copy(tmp.path());
+        for (const QString& f : QDir(modelDir()).entryList(QDir::Files)) QVERIFY(QFile::copy(modelDir() + "/" + f, copy.filePath(f)));
+        const QUrl folder = QUrl::fromLocalFile(copy.absolutePath());
+        impl->setProperty("currentFolder", folder);
+        QTRY_COMPARE(dialog->property("currentFolder").toUrl(), folder);
+        QTRY_COMPARE(dialog->property("selectedFolder").toUrl(), folder);
+        QVERIFY(QMetaObject::invokeMethod(dialog, "accept"));
+        QTRY_COMPARE_WITH_TIMEOUT(app.c.model()->dir(), copy.absolutePath(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(app.c.model()->loaded() && !app.c.model()->loading(), 60000);
     }
 
     // Save and export dialogs start from a file name made of the run's model and strategy, and
