@@ -16,6 +16,7 @@ Rectangle {
     signal closeRequested()
     property alias klAxis: ky
     property alias klSeries: klSeries
+    property alias epsSeries: epsSeries
     // One column for the candidates: as wide as the widest (so "<|endoftext|>" reads whole), at most 170 px.
     readonly property real candidateWidth: {
         const c = info.current ? info.current.candidates : []
@@ -126,7 +127,9 @@ Rectangle {
         ChartView {
             Layout.fillWidth: true
             Layout.preferredHeight: 150
-            title: qsTr("KL(p_t ‖ p_{t−1}) against ε")
+            objectName: "klChart"
+            // ε only where the run's strategy locks by it (a FreeCache run has none to draw).
+            title: epsSeries.visible ? qsTr("KL(p_t ‖ p_{t−1}) against ε") : qsTr("KL(p_t ‖ p_{t−1})")
             titleColor: Theme.text; titleFont.pixelSize: Theme.small
             backgroundColor: Theme.panelRaised; plotAreaColor: "#14171c"
             legend.labelColor: Theme.dim; legend.font.pixelSize: 9
@@ -135,7 +138,7 @@ Rectangle {
             StepAxis { id: kx; steps: inspector.run ? inspector.run.plannedSteps : 2 }
             ValueAxis { id: ky; objectName: "klAxis"; min: -9; max: 1; tickCount: 6; labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "1e%.0f"; gridLineColor: "#262a33" }
             StepSeries { id: klSeries; objectName: "klSeries"; name: qsTr("KL"); axisX: kx; axisY: ky; color: Theme.accent; width: 2 }
-            LineSeries { id: epsSeries; name: qsTr("ε"); axisX: kx; axisY: ky; color: "white"; width: 1; style: Qt.DashLine }
+            LineSeries { id: epsSeries; name: qsTr("ε"); axisX: kx; axisY: ky; color: "white"; width: 1; style: Qt.DashLine; visible: count > 0 }
         }
 
         Label { text: qsTr("Events"); color: Theme.dim; font.pixelSize: Theme.small }

@@ -31,6 +31,13 @@ TestCase {
             const y = series.at(i).y
             verify(y >= axis.min && y <= axis.max, "log10 KL " + y + " is on the axis")
         }
+        // The run locks by ε: its line is drawn and named; a run without one has neither.
+        const chart = findChild(insp, "klChart")
+        verify(insp.epsSeries.visible)
+        verify(chart.title.indexOf("ε") > 0)
+        insp.epsSeries.clear()
+        verify(!insp.epsSeries.visible)
+        compare(chart.title.indexOf("ε"), -1)
     }
     // The few events take their own height; the candidates' history over the steps takes the rest.
     function test_eventsTakeTheirHeightAndTheHistoryTheRest() {
