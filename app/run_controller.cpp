@@ -13,6 +13,13 @@
 #include "text_diff.h"
 #include "trace_files.h"
 
+namespace {
+// "1 step", "48 steps": Qt's %n plural needs a translation file to say more than "step(s)".
+QString stepCount(qsizetype n) {
+    return n == 1 ? RunController::tr("1 step") : RunController::tr("%1 steps").arg(n);
+}
+}  // namespace
+
 RunController::RunController(DecodeEngine* engine, ModelHost* model, DecodeConfig* config, bool persist, QObject* parent)
     : QObject(parent), engine_(engine), model_(model), config_(config), persist_(persist) {
     if (persist_) replay_speed_ = std::clamp(QSettings().value("replay/speed", replay_speed_).toDouble(), 0.5, 240.0);
@@ -160,9 +167,9 @@ void RunController::onRunFinished(quint64 runId, const TraceSummaryPtr& summary,
     }
     setRunning(false, false);
     if (cancelled) {
-        Q_EMIT statusMessage(tr("Stopped after %1 steps").arg(v->stepCount()));
+        Q_EMIT statusMessage(tr("Stopped after %1").arg(stepCount(v->stepCount())));
     } else {
-        const QString took = tr("%1 steps, %2 s").arg(summary->steps).arg(summary->wall_s, 0, 'f', 2);
+        const QString took = tr("%1, %2 s").arg(stepCount(summary->steps)).arg(summary->wall_s, 0, 'f', 2);
         const int unfinished = v->unfinishedPositions();
         Q_EMIT statusMessage(unfinished > 0 ? tr("Ended at the step limit: %1, %2 positions still masked").arg(took).arg(unfinished)
                                             : tr("Done: %1").arg(took));
@@ -274,7 +281,7 @@ bool RunController::openTrace(const QString& pathOrUrl) {
         showTrace(run_, std::move(file));
         setViewStep(run_.stepCount() - 1);
         Q_EMIT epsilonChanged();
-        Q_EMIT statusMessage(tr("Opened trace %1 (%2 steps)").arg(QFileInfo(path).fileName()).arg(run_.stepCount()));
+        Q_EMIT statusMessage(tr("Opened trace %1 (%2)").arg(QFileInfo(path).fileName(), stepCount(run_.stepCount())));
         Q_EMIT runCompleted(true);
         return true;
     } catch (const std::exception& e) {
@@ -302,6 +309,6 @@ bool RunController::exportCsv(const QString& pathOrUrl) {
         Q_EMIT errorMessage(err);
         return false;
     }
-    Q_EMIT statusMessage(tr("Exported %1 steps to %2").arg(run_.stats()->count()).arg(path));
+    Q_EMIT statusMessage(tr("Exported %1 to %2").arg(stepCount(run_.stats()->count()), path));
     return true;
 }
