@@ -23,9 +23,9 @@ AppController::AppController(Options options, DecodeEngine* engine, QObject* par
       options_(options),
       own_engine_(engine ? nullptr : new RoutingDecodeEngine),
       engine_(engine ? engine : own_engine_.get()),
-      model_(new ModelHost(engine_, options.persist)),
+      model_(new ModelHost(engine_, options.persist, options.restore)),
       config_(new DecodeConfig(engine_, options.persist, options.restore)),
-      runs_(new RunController(engine_, model_.get(), config_.get(), options.persist)) {
+      runs_(new RunController(engine_, model_.get(), config_.get(), options.persist, options.restore)) {
     for (QObject* part : {static_cast<QObject*>(model_.get()), static_cast<QObject*>(config_.get()),
                           static_cast<QObject*>(runs_.get())})
         QJSEngine::setObjectOwnership(part, QJSEngine::CppOwnership);

@@ -88,3 +88,10 @@ QString defaultModelDir(const QString& applicationDir) {
         if (QFileInfo::exists(c + "/config.json")) return QDir::cleanPath(c);
     return QDir::cleanPath(candidates.back());
 }
+
+StartupModel startupModel(const AppOptions& options, const QString& saved, const QString& embedded) {
+    if (!options.modelDir.isEmpty()) return {options.modelDir, {}};
+    const bool reopen = !options.fresh && !saved.isEmpty() && QFileInfo::exists(saved + QStringLiteral("/config.json")) &&
+                        QDir::cleanPath(saved) != QDir::cleanPath(embedded);
+    return reopen ? StartupModel{saved, embedded} : StartupModel{embedded, {}};
+}

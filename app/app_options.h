@@ -6,7 +6,7 @@
 class QCoreApplication;
 
 struct AppOptions {
-    QString modelDir;        // --model DIR (default: the embedded tiny model)
+    QString modelDir;        // --model DIR (default: the last local model, else the embedded one)
     QString prompt;          // --prompt TEXT (default: the saved / built-in prompt)
     QString tracePath;       // --trace FILE: open a recorded trace (no model needed)
     QString screenshotPath;  // --screenshot FILE: grab the window when the run completes
@@ -26,3 +26,11 @@ struct AppOptions {
 AppOptions parseAppOptions(const QStringList& arguments);
 // The embedded default model: next to the executable's source tree or installed resources.
 QString defaultModelDir(const QString& applicationDir);
+
+// The model a launch opens, and the one to open instead if that one fails (empty: none): --model
+// when given; else the local model of the last session (`saved`, empty with --no-restore) while
+// its folder still holds a checkpoint, falling back to the embedded one; else the embedded one.
+struct StartupModel {
+    QString dir, fallback;
+};
+StartupModel startupModel(const AppOptions& options, const QString& saved, const QString& embedded);

@@ -1,6 +1,7 @@
 #include "automation.h"
 
 #include <cstdio>
+#include <utility>
 
 #include <QCoreApplication>
 #include <QDir>
@@ -15,6 +16,11 @@ Automation::Automation(AppController* controller, QQuickWindow* window, AppOptio
     connect(controller_->model(), &ModelHost::modelChanged, this, &Automation::onModelChanged);
     connect(controller_->runs(), &RunController::runCompleted, this, &Automation::onRunCompleted);
     connect(controller_, &AppController::errorChanged, this, [this] {
+        const bool failed = !controller_->errorString().isEmpty() && !controller_->model()->loaded();
+        if (failed && !fallback_.isEmpty()) {  // the last session's model is gone or broken
+            controller_->model()->load(std::exchange(fallback_, QString()));
+            return;
+        }
         // A model that cannot be opened ends an automated launch (after the screenshot).
         if (!controller_->errorString().isEmpty() && !controller_->runs()->running() && !controller_->model()->loaded() &&
             options_.tracePath.isEmpty() && (options_.autorun || options_.quitWhenDone))
@@ -22,7 +28,8 @@ Automation::Automation(AppController* controller, QQuickWindow* window, AppOptio
     });
 }
 
-void Automation::start(const QString& modelDir) {
+void Automation::start(const QString& modelDir, const QString& fallback) {
+    fallback_ = fallback;
     if (!options_.backend.isEmpty()) controller_->model()->setBackend(options_.backend);
     if (!options_.prompt.isEmpty()) controller_->config()->setPrompt(options_.prompt);
     for (const auto& kv : options_.settings) controller_->config()->setSetting(kv.section('=', 0, 0), kv.section('=', 1));

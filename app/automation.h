@@ -14,7 +14,8 @@ class Automation : public QObject {
     Q_OBJECT
 public:
     Automation(AppController* controller, QQuickWindow* window, AppOptions options, QObject* parent = nullptr);
-    void start(const QString& modelDir);
+    // Opens `modelDir`; if it cannot be opened, `fallback` (when given), the error staying shown.
+    void start(const QString& modelDir, const QString& fallback = {});
 
 private:
     void onModelChanged();
@@ -24,5 +25,6 @@ private:
     AppController* controller_;
     QPointer<QQuickWindow> window_;
     AppOptions options_;
+    QString fallback_;  // the model to open if the first one fails (once)
     bool started_ = false, finished_ = false;
 };

@@ -61,6 +61,7 @@ int main(int argc, char* argv[]) {
     auto* window = qobject_cast<QQuickWindow*>(engine.rootObjects().first());
 
     Automation automation(&controller, window, opts);
-    automation.start(opts.modelDir.isEmpty() ? defaultModelDir(QApplication::applicationDirPath()) : opts.modelDir);
+    const StartupModel model = startupModel(opts, controller.model()->savedModelDir(), defaultModelDir(QApplication::applicationDirPath()));
+    automation.start(model.dir, model.fallback);
     return app.exec();
 }

@@ -18,10 +18,11 @@ QString backendLabel(const QString& name) {
 
 }  // namespace
 
-ModelHost::ModelHost(DecodeEngine* engine, bool persist, QObject* parent)
+ModelHost::ModelHost(DecodeEngine* engine, bool persist, bool restore, QObject* parent)
     : QObject(parent), engine_(engine), persist_(persist) {
-    if (persist_) {
+    if (persist_ && restore) {
         QSettings q;
+        saved_model_dir_ = q.value("model/dir").toString();
         const QString saved = q.value("model/backend", backend_choice_).toString();
         if (backendChoices().contains(saved)) backend_choice_ = saved;
         server_host_ = q.value("server/host", server_host_).toString();
@@ -62,7 +63,8 @@ void ModelHost::save() const {
     if (!persist_) return;
     QSettings q;
     q.setValue("model/backend", backend_choice_);
-    if (loaded_ && !remote()) q.setValue("model/dir", model_.dir);
+    // Absolute: the next launch may start from another working directory.
+    if (loaded_ && !remote()) q.setValue("model/dir", QFileInfo(model_.dir).absoluteFilePath());
 }
 
 bool ModelHost::remote() const {

@@ -52,8 +52,12 @@ class ModelHost : public QObject {
     Q_PROPERTY(QString otherModelName READ otherModelName NOTIFY otherModelChanged)
 
 public:
-    // persist: the backend choice and model folder are read from and written to QSettings.
-    ModelHost(DecodeEngine* engine, bool persist, QObject* parent = nullptr);
+    // persist: the backend choice, model folder and server are written to QSettings; restore:
+    // read from them at start (off with --no-restore).
+    ModelHost(DecodeEngine* engine, bool persist, bool restore, QObject* parent = nullptr);
+    // The local model folder of the last session (empty when not restored): what a launch
+    // without --model reopens.
+    QString savedModelDir() const { return saved_model_dir_; }
 
     const ModelInfo& info() const { return model_; }
     QString name() const { return model_.name; }
@@ -122,6 +126,7 @@ private:
 
     DecodeEngine* engine_;
     bool persist_;
+    QString saved_model_dir_;
     ModelInfo model_;
     bool loaded_ = false, loading_ = false;
     bool switching_backend_ = false;  // the current request moves the model to another backend

@@ -20,9 +20,10 @@ QString stepCount(qsizetype n) {
 }
 }  // namespace
 
-RunController::RunController(DecodeEngine* engine, ModelHost* model, DecodeConfig* config, bool persist, QObject* parent)
+RunController::RunController(DecodeEngine* engine, ModelHost* model, DecodeConfig* config, bool persist, bool restore,
+                             QObject* parent)
     : QObject(parent), engine_(engine), model_(model), config_(config), persist_(persist) {
-    if (persist_) replay_speed_ = std::clamp(QSettings().value("replay/speed", replay_speed_).toDouble(), 0.5, 240.0);
+    if (persist_ && restore) replay_speed_ = std::clamp(QSettings().value("replay/speed", replay_speed_).toDouble(), 0.5, 240.0);
     for (RunView* v : {&run_, &compare_})
         v->setAnswerLookup([config](const QString& prompt) { return config->answerFor(prompt); });
     connect(engine_, &DecodeEngine::runStarted, this, &RunController::onRunStarted);

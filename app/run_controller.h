@@ -37,8 +37,9 @@ class RunController : public QObject {
     Q_PROPERTY(double epsilon READ epsilon NOTIFY epsilonChanged)
 
 public:
-    // persist: the replay speed is read from and written to QSettings.
-    RunController(DecodeEngine* engine, ModelHost* model, DecodeConfig* config, bool persist, QObject* parent = nullptr);
+    // persist: the replay speed is written to QSettings; restore: read from them at start.
+    RunController(DecodeEngine* engine, ModelHost* model, DecodeConfig* config, bool persist, bool restore,
+                  QObject* parent = nullptr);
 
     RunView* run() { return &run_; }
     RunView* compareRun() { return &compare_; }

@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "app_controller.h"
+#include "app_options.h"
 #include "run_view.h"
 #include "fake_decode_engine.h"
 #include "synthetic_run.h"
@@ -226,6 +227,63 @@ private Q_SLOTS:
         QVERIFY(!s.contains("surelock.retired_knob"));
         QVERIFY(!s.contains("retired_setting"));
         QSettings().clear();
+    }
+
+    // A launch without --model reopens the last session's local model, unless --no-restore; the
+    // embedded one is the fallback when that folder no longer holds a checkpoint (or fails).
+    void theLastModelIsReopenedUnlessNotRestoring() {
+        QTemporaryDir dir, last;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
+        QFile config(last.filePath("config.json"));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.close();
+        QSettings().setValue("model/dir", last.path());
+        QSettings().setValue("model/backend", "cpu");
+        QSettings().setValue("server/port", 9999);
+        QSettings().setValue("replay/speed", 7.0);
+        FakeDecodeEngine e;
+        {
+            AppController app({true, true}, &e);
+            QCOMPARE(app.model()->savedModelDir(), last.path());
+            QCOMPARE(app.model()->backend(), QStringLiteral("cpu"));
+            QCOMPARE(app.model()->serverPort(), 9999);
+            QCOMPARE(app.runs()->replaySpeed(), 7.0);
+        }
+        {
+            AppController fresh({true, false}, &e);  // --no-restore: nothing of the last session
+            QVERIFY(fresh.model()->savedModelDir().isEmpty());
+            QCOMPARE(fresh.model()->backend(), QStringLiteral("auto"));
+            QVERIFY(fresh.model()->serverPort() != 9999);
+            QVERIFY(fresh.runs()->replaySpeed() != 7.0);
+        }
+        {  // saved absolute: the next launch may start from another working directory
+            AppController app({true, false}, &e);
+            app.model()->load(QStringLiteral("models/relative"));
+            ModelInfo relative = FakeDecodeEngine::model(QStringLiteral("relative"));
+            relative.dir = QStringLiteral("models/relative");
+            Q_EMIT e.modelLoaded(e.loads.last().ticket, relative);
+            QTRY_VERIFY(app.model()->loaded());
+            QCOMPARE(QSettings().value("model/dir").toString(), QDir::current().absoluteFilePath("models/relative"));
+        }
+        QSettings().clear();
+
+        const QString embedded = QStringLiteral("/embedded/tiny-mdlm");
+        AppOptions o;
+        StartupModel m = startupModel(o, last.path(), embedded);
+        QCOMPARE(m.dir, last.path());
+        QCOMPARE(m.fallback, embedded);
+        o.fresh = true;
+        QCOMPARE(startupModel(o, last.path(), embedded).dir, embedded);
+        o.fresh = false;
+        o.modelDir = QStringLiteral("/given");
+        m = startupModel(o, last.path(), embedded);
+        QCOMPARE(m.dir, QStringLiteral("/given"));
+        QVERIFY(m.fallback.isEmpty());
+        o.modelDir.clear();
+        QVERIFY(QFile::remove(last.filePath("config.json")));  // the folder is no checkpoint now
+        m = startupModel(o, last.path(), embedded);
+        QCOMPARE(m.dir, embedded);
+        QVERIFY(m.fallback.isEmpty());
     }
 
     void aCompareRunsBAfterAWithTheSameSeedAndCanvas() {
