@@ -45,7 +45,8 @@ ModelHost::ModelHost(DecodeEngine* engine, bool persist, bool restore, QObject* 
         server_model_details_ = details;
         server_error_.clear();
         Q_EMIT serverChanged();
-        Q_EMIT statusMessage(tr("Connected to %1: %n model(s)", nullptr, int(models.size())).arg(url));
+        Q_EMIT statusMessage(models.size() == 1 ? tr("Connected to %1: 1 model").arg(url)
+                                                : tr("Connected to %1: %2 models").arg(url).arg(models.size()));
     });
     connect(engine_, &DecodeEngine::serverFailed, this, [this](quint64 ticket, const QString& error) {
         if (ticket != server_ticket_) return;
@@ -54,6 +55,8 @@ ModelHost::ModelHost(DecodeEngine* engine, bool persist, bool restore, QObject* 
         server_model_details_.clear();
         server_error_ = error;
         Q_EMIT serverChanged();
+        // The dialog shows why; the status line must not go on saying "Connecting…".
+        Q_EMIT statusMessage(loaded_ ? tr("Not connected; still on %1").arg(model_.name) : tr("Not connected"));
     });
 }
 

@@ -286,6 +286,16 @@ private Q_SLOTS:
         QVERIFY(m.fallback.isEmpty());
     }
 
+    // A connection that fails leaves the status line saying so, not "Connecting…".
+    void aFailedConnectionEndsTheConnectingStatus() {
+        FakeDecodeEngine e;  // answers every connection with a failure
+        AppController app({false, false}, &e);
+        loadInto(app, e, QStringLiteral("tiny"));
+        app.model()->connectServer(QStringLiteral("127.0.0.1"), 8765, {}, false);
+        QVERIFY(!app.model()->serverError().isEmpty());
+        QCOMPARE(app.status(), QStringLiteral("Not connected; still on tiny"));
+    }
+
     void aCompareRunsBAfterAWithTheSameSeedAndCanvas() {
         FakeDecodeEngine e;
         AppController app({false, false}, &e);
