@@ -15,14 +15,13 @@ Automation::Automation(AppController* controller, QQuickWindow* window, AppOptio
     : QObject(parent), controller_(controller), window_(window), options_(std::move(options)) {
     connect(controller_->model(), &ModelHost::modelChanged, this, &Automation::onModelChanged);
     connect(controller_->runs(), &RunController::runCompleted, this, &Automation::onRunCompleted);
+    connect(controller_->model(), &ModelHost::loadFailed, this, [this] {
+        // The last session's model is gone or broken: the embedded one instead, the banner saying why.
+        if (!fallback_.isEmpty() && !controller_->model()->loaded()) controller_->model()->load(std::exchange(fallback_, QString()));
+    });
     connect(controller_, &AppController::errorChanged, this, [this] {
-        const bool failed = !controller_->errorString().isEmpty() && !controller_->model()->loaded();
-        if (failed && !fallback_.isEmpty()) {  // the last session's model is gone or broken
-            controller_->model()->load(std::exchange(fallback_, QString()));
-            return;
-        }
         // A model that cannot be opened ends an automated launch (after the screenshot).
-        if (!controller_->errorString().isEmpty() && !controller_->runs()->running() && !controller_->model()->loaded() &&
+        if (!controller_->errorString().isEmpty() && fallback_.isEmpty() && !controller_->runs()->running() && !controller_->model()->loaded() &&
             options_.tracePath.isEmpty() && (options_.autorun || options_.quitWhenDone))
             finish(false);
     });

@@ -212,4 +212,5 @@ void ModelHost::onLoadFailed(quint64 ticket, const QString& error) {
     Q_EMIT errorMessage(switched ? tr("Could not move the model to the %1 backend: %2").arg(backendLabel(backend_choice_), error)
                                  : tr("Could not open the model: %1").arg(error));
     Q_EMIT statusMessage(loaded_ ? tr("Still on %1").arg(model_.name) : tr("No model loaded"));
+    if (!switched) Q_EMIT loadFailed();
 }

@@ -115,6 +115,7 @@ Q_SIGNALS:
     void aboutToChange();
     // A load (switched = false) or a backend switch (true) succeeded.
     void modelReady(const ModelInfo& info, bool switched);
+    void loadFailed();  // a load (not a backend switch) failed; errorMessage says why
     void statusMessage(const QString& message);
     void errorMessage(const QString& message);
 

@@ -8,6 +8,7 @@
 
 #include "app_controller.h"
 #include "app_options.h"
+#include "automation.h"
 #include "run_view.h"
 #include "fake_decode_engine.h"
 #include "synthetic_run.h"
@@ -284,6 +285,24 @@ private Q_SLOTS:
         m = startupModel(o, last.path(), embedded);
         QCOMPARE(m.dir, embedded);
         QVERIFY(m.fallback.isEmpty());
+    }
+
+    // The last session's model failing to open, the embedded one opens instead, once, with the
+    // reason still in the banner; an automated launch goes on with it rather than ending.
+    void aFailedLastModelFallsBackToTheEmbeddedOne() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        AppOptions o;
+        o.quitWhenDone = true;
+        Automation automation(&app, nullptr, o);
+        automation.start(QStringLiteral("/models/gone"), QStringLiteral("/models/tiny"));
+        QCOMPARE(e.loads.size(), 1);
+        Q_EMIT e.modelLoadFailed(e.loads.last().ticket, QStringLiteral("config.json: no such file"));
+        QCOMPARE(e.loads.size(), 2);
+        QCOMPARE(e.loads.last().dir, QStringLiteral("/models/tiny"));
+        QVERIFY2(app.errorString().contains("no such file"), qPrintable(app.errorString()));
+        Q_EMIT e.modelLoadFailed(e.loads.last().ticket, QStringLiteral("broken too"));
+        QCOMPARE(e.loads.size(), 2);  // once
     }
 
     // A connection that fails leaves the status line saying so, not "Connecting…".
