@@ -168,6 +168,7 @@ void DecodeConfig::save() const {
     q.setValue("decode/chat", chat_);
     q.setValue("decode/settings", settings_);
     q.setValue("decode/compareSettings", compare_settings_);
+    q.setValue("decode/defaults", defaults_);  // the loaded model's: what restore() need not keep
 }
 
 void DecodeConfig::restore() {
@@ -175,10 +176,17 @@ void DecodeConfig::restore() {
     prompt_ = q.value("decode/prompt", prompt_).toString();
     chat_ = q.value("decode/chat", chat_).toBool();
     // A key this version does not declare (saved by an older one) is dropped: it has no control
-    // to clear it, and the engine refuses it.
-    const auto take = [](QVariantMap& into, const QVariantMap& saved) {
-        for (auto it = saved.cbegin(); it != saved.cend(); ++it)
-            if (dlm::find_setting_spec(it.key().toStdString())) into.insert(it.key(), it.value());
+    // to clear it, and the engine refuses it. A value that was only the last model's default
+    // (Dream's alg=maskgit_plus) is not a choice of the user's: it stays at the default, so that
+    // the model loaded now gives its own instead of inheriting the other's.
+    const QVariantMap saved_defaults = q.value("decode/defaults").toMap();
+    const auto take = [&saved_defaults](QVariantMap& into, const QVariantMap& saved) {
+        for (auto it = saved.cbegin(); it != saved.cend(); ++it) {
+            if (!dlm::find_setting_spec(it.key().toStdString())) continue;
+            const auto was_default = saved_defaults.constFind(it.key());
+            if (was_default != saved_defaults.cend() && was_default->toString() == it.value().toString()) continue;
+            into.insert(it.key(), it.value());
+        }
     };
     take(settings_, q.value("decode/settings").toMap());
     take(compare_settings_, q.value("decode/compareSettings").toMap());

@@ -315,6 +315,20 @@ private Q_SLOTS:
         QCOMPARE(app.status(), QStringLiteral("Not connected; still on tiny"));
     }
 
+    // A value saved while it was the loaded model's default (Dream's alg) is not restored as a
+    // choice: the model loaded next gives its own; what the user set is kept.
+    void aSavedModelDefaultIsNotRestoredAsAChoice() {
+        QTemporaryDir dir;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
+        QSettings().setValue("decode/settings", QVariantMap{{"alg", "maskgit_plus"}, {"temperature", "0.7"}, {"strategy", "surelock"}});
+        QSettings().setValue("decode/defaults", QVariantMap{{"alg", "maskgit_plus"}, {"temperature", "0"}});
+        FakeDecodeEngine e;
+        AppController app({true, true}, &e);
+        QCOMPARE(app.config()->settings().value("alg").toString(), QStringLiteral("entropy"));
+        QCOMPARE(app.config()->settings().value("temperature").toString(), QStringLiteral("0.7"));
+        QSettings().clear();
+    }
+
     void aCompareRunsBAfterAWithTheSameSeedAndCanvas() {
         FakeDecodeEngine e;
         AppController app({false, false}, &e);
