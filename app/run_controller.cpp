@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QDir>
 #include <QFileInfo>
 #include <QSettings>
 
@@ -291,11 +292,19 @@ bool RunController::openTrace(const QString& pathOrUrl) {
     }
 }
 
+QString RunController::comparePath(const QString& path) const {
+    if (!compare_mode_ || !compare_.hasRun()) return {};
+    const QFileInfo f(path);
+    return f.dir().filePath(f.completeBaseName() + QStringLiteral("-B") + (f.suffix().isEmpty() ? QString() : "." + f.suffix()));
+}
+
 bool RunController::saveTrace(const QString& pathOrUrl) {
-    const QString path = localPath(pathOrUrl);
+    const QString path = localPath(pathOrUrl), pathB = comparePath(path);
     try {
         writeTraceFile(run_.history(), std::filesystem::path(path.toStdString()));
-        Q_EMIT statusMessage(tr("Saved trace %1").arg(path));
+        if (!pathB.isEmpty()) writeTraceFile(compare_.history(), std::filesystem::path(pathB.toStdString()));
+        Q_EMIT statusMessage(pathB.isEmpty() ? tr("Saved trace %1").arg(path)
+                                             : tr("Saved the traces of A to %1 and B to %2").arg(path, pathB));
         return true;
     } catch (const std::exception& e) {
         Q_EMIT errorMessage(tr("Could not save the trace: %1").arg(QString::fromUtf8(e.what())));
@@ -304,12 +313,14 @@ bool RunController::saveTrace(const QString& pathOrUrl) {
 }
 
 bool RunController::exportCsv(const QString& pathOrUrl) {
-    const QString path = localPath(pathOrUrl);
-    const QString err = writeStepCsv(*run_.stats(), path);
+    const QString path = localPath(pathOrUrl), pathB = comparePath(path);
+    QString err = writeStepCsv(*run_.stats(), path);
+    if (err.isEmpty() && !pathB.isEmpty()) err = writeStepCsv(*compare_.stats(), pathB);
     if (!err.isEmpty()) {
         Q_EMIT errorMessage(err);
         return false;
     }
-    Q_EMIT statusMessage(tr("Exported %1 to %2").arg(stepCount(run_.stats()->count()), path));
+    Q_EMIT statusMessage(pathB.isEmpty() ? tr("Exported %1 to %2").arg(stepCount(run_.stats()->count()), path)
+                                         : tr("Exported the steps of A to %1 and B to %2").arg(path, pathB));
     return true;
 }

@@ -358,6 +358,14 @@ private Q_SLOTS:
         QVERIFY(!app.runs()->running());
         QVERIFY(app.runs()->run()->complete() && app.runs()->compareRun()->complete());
         QVERIFY(!app.runs()->compareSummary().isEmpty());
+
+        // Saving keeps both sides: B beside A's file.
+        QTemporaryDir out;
+        QVERIFY(app.runs()->saveTrace(out.filePath("pair.ndjson")));
+        QVERIFY(app.runs()->exportCsv(out.filePath("pair.csv")));
+        for (const char* f : {"pair.ndjson", "pair-B.ndjson", "pair.csv", "pair-B.csv"})
+            QVERIFY2(QFileInfo::exists(out.filePath(f)), f);
+        QCOMPARE(app.status(), QStringLiteral("Exported the steps of A to %1 and B to %2").arg(out.filePath("pair.csv"), out.filePath("pair-B.csv")));
     }
 
     void bRunsOnTheOtherModelWhenAsked() {
