@@ -72,7 +72,9 @@ public:
     Q_INVOKABLE void stopReplay();
     Q_INVOKABLE void setViewStep(int step);  // both runs in lock-step
     Q_INVOKABLE bool openTrace(const QString& pathOrUrl);
-    // In compare mode run B goes beside A's file, as <name>-B.<suffix>.
+    // In compare mode run B goes beside A's file, as <name>-B.<suffix> (comparePath; "" outside
+    // compare mode): traces, CSV and the grid's PNG.
+    Q_INVOKABLE QString comparePath(const QString& path) const;
     Q_INVOKABLE bool saveTrace(const QString& pathOrUrl);
     Q_INVOKABLE bool exportCsv(const QString& pathOrUrl);
 
@@ -92,7 +94,6 @@ Q_SIGNALS:
     void errorMessage(const QString& message);  // empty: the last error no longer applies
 
 private:
-    QString comparePath(const QString& path) const;  // where B's file goes ("" outside compare mode)
     void startRunInto(RunView* view, const QVariantMap& settings, bool onOtherModel = false);
     void onRunStarted(quint64 runId, const TraceHeaderPtr& header, const QStringList& warnings);
     void onStepReady(quint64 runId, const StepTracePtr& step);

@@ -9,6 +9,7 @@ ColumnLayout {
     id: pane
     spacing: Theme.spacing
     property var summary: App.runs.compareSummary
+    property alias gridB: gridB  // exported beside A's grid
     // Local against remote (or any two models): each answer says where it was decoded.
     readonly property bool twoSources: App.runs.run.source.length > 0 && App.runs.compareRun.source.length > 0
                                        && App.runs.run.source !== App.runs.compareRun.source
@@ -59,6 +60,7 @@ ColumnLayout {
             onPositionClicked: (p) => pane.positionClicked(p)
         }
         GridPane {
+            id: gridB
             objectName: "gridB"
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.compareRun

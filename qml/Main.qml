@@ -136,8 +136,13 @@ ApplicationWindow {
         onAccepted: {
             const path = window.savePath(selectedFile, defaultSuffix)
             if (path === "") return
-            if (what === "csv") App.runs.exportCsv(path)
-            else if (!(what === "grid" ? mainGrid.grid : heatmaps.heatmap).saveImage(path)) App.reportError(qsTr("Could not write %1").arg(path))
+            if (what === "csv") { App.runs.exportCsv(path); return }
+            // In compare mode the grid of B goes beside A's (<name>-B.png), as traces and CSV do.
+            const pathB = what === "grid" ? App.runs.comparePath(path) : ""
+            const failed = !(what === "grid" ? mainGrid.grid : heatmaps.heatmap).saveImage(path) ? path
+                         : pathB !== "" && !comparePane.gridB.grid.saveImage(pathB) ? pathB : ""
+            if (failed !== "") App.reportError(qsTr("Could not write %1").arg(failed))
+            else if (pathB !== "") App.reportStatus(qsTr("Exported the grids of A to %1 and B to %2").arg(path).arg(pathB))
             else App.reportStatus(qsTr("Exported the %1 to %2").arg(what === "grid" ? qsTr("grid") : qsTr("heatmap")).arg(path))
         }
     }
@@ -296,6 +301,7 @@ ApplicationWindow {
                     onPositionClicked: (p) => window.inspectedPosition = p
                 }
                 ComparePane {
+                    id: comparePane
                     visible: App.runs.compareMode
                     Layout.fillWidth: true
                     Layout.fillHeight: true

@@ -181,6 +181,19 @@ private Q_SLOTS:
         QVERIFY2(c_->errorString().isEmpty(), qPrintable(c_->errorString()));
         QVERIFY(!c_->runs()->compareSummary().isEmpty());
         win_->grabWindow().save(outDir() + "/3-compare.png");
+        // The grid's export keeps both sides: B beside A.
+        const QString grid = outDir() + "/compare-grid.png", gridB = outDir() + "/compare-grid-B.png";
+        QFile::remove(grid);
+        QFile::remove(gridB);
+        clickNamed("exportButton");
+        auto* item = find("exportGridItem");
+        QTRY_VERIFY_WITH_TIMEOUT(item && item->isVisible(), 5000);
+        QTest::qWait(300);  // the menu's open transition
+        click(item);
+        acceptDialog("exportDialog", "selectedFile", grid);
+        QTRY_VERIFY(QFileInfo(grid).size() > 0 && QFileInfo(gridB).size() > 0);
+        QVERIFY(QImage(grid) != QImage(gridB));
+        QTRY_VERIFY2(c_->status().contains("compare-grid-B.png"), qPrintable(c_->status()));
         clickNamed("compareButton");
         QTRY_VERIFY(!c_->runs()->compareMode());
     }
