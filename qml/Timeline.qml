@@ -69,12 +69,17 @@ Rectangle {
             onMoved: { App.runs.stopReplay(); App.runs.setViewStep(Math.round(value)) }
         }
         Button {
-            text: qsTr("Live")
+            objectName: "liveButton"
+            // Fusion's checked look is faint on this dark theme: following says so in its text.
+            text: checked && enabled ? qsTr("● Live") : qsTr("Live")
             checkable: true
             checked: bar.run.following
             enabled: App.runs.running
             onToggled: bar.run.following = checked
             implicitHeight: 28
+            ToolTip.visible: hovered
+            ToolTip.text: checked ? qsTr("Following the decode: each new step is shown as it comes")
+                                  : qsTr("Back to the newest step, and follow the decode from there")
         }
         Label {
             text: bar.run.stepCount > 0 ? qsTr("step %1 of %2").arg(bar.run.viewStep + 1).arg(bar.run.stepCount) : qsTr("no steps")
