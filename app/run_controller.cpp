@@ -43,21 +43,28 @@ RunController::RunController(DecodeEngine* engine, ModelHost* model, DecodeConfi
 
 bool RunController::canRun() const { return model_->loaded() && !model_->loading() && !config_->hasErrors(); }
 
+namespace {
+double number(const QString& text) {
+    bool ok = false;
+    const double e = text.toDouble(&ok);
+    return ok ? e : 0.0;
+}
+double epsilonOf(const RunView& v) {
+    return number(QString::fromStdString(dlm::parameter_in_effect(v.history().header()->settings, "surelock.epsilon")));
+}
+}  // namespace
+
 double RunController::epsilon() const {
     // An ε the panel gives moves the band over the shown run (tuning by eye); else the band is at
     // the ε the shown run decoded with, else at the panel's default. 0 (no band) where the
     // strategy does not lock.
-    const auto number = [](const QString& text) {
-        bool ok = false;
-        const double e = text.toDouble(&ok);
-        return ok ? e : 0.0;
-    };
     const QString inPanel = config_->parameterInEffect("surelock.epsilon");
     if (config_->settings().contains("surelock.epsilon") && !inPanel.isEmpty()) return number(inPanel);
-    if (run_.hasRun())
-        return number(QString::fromStdString(dlm::parameter_in_effect(run_.history().header()->settings, "surelock.epsilon")));
+    if (run_.hasRun()) return epsilonOf(run_);
     return number(inPanel);
 }
+
+double RunController::compareEpsilon() const { return compare_.hasRun() ? epsilonOf(compare_) : 0.0; }
 
 // --- runs ----------------------------------------------------------------------------------
 

@@ -35,6 +35,8 @@ class RunController : public QObject {
     // SureLock's ε for the heatmaps' threshold line: the setting, else the shown run's; its default
     // when not given, 0 (no line) when the strategy does not lock.
     Q_PROPERTY(double epsilon READ epsilon NOTIFY epsilonChanged)
+    // The ε run B decoded with (0 where its strategy does not lock): its heatmap's band.
+    Q_PROPERTY(double compareEpsilon READ compareEpsilon NOTIFY epsilonChanged)
 
 public:
     // persist: the replay speed is written to QSettings; restore: read from them at start.
@@ -55,6 +57,7 @@ public:
     void setReplaySpeed(double s);
     int framesApplied() const { return frames_applied_; }
     double epsilon() const;
+    double compareEpsilon() const;
     // A model is loaded and idle, and the engine found no error in the settings.
     bool canRun() const;
 

@@ -3,11 +3,14 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import Dlmscope
 
-// KL heatmap (positions × steps, log scale, ε band on the colour bar) or the reveal-order map.
+// KL heatmap (positions × steps, log scale, ε band on the colour bar) or the reveal-order map; in
+// compare mode of run A or run B.
 Rectangle {
     id: panel
-    property RunView run: App.runs.run
+    readonly property bool showsB: App.runs.compareMode && sides.currentIndex === 1
+    property RunView run: showsB ? App.runs.compareRun : App.runs.run
     property alias heatmap: map
+    property alias sides: sides
     color: Theme.panel
     radius: Theme.radius
     border.color: Theme.border
@@ -22,6 +25,14 @@ Rectangle {
                 id: tabs
                 TabButton { text: qsTr("KL per step"); width: implicitWidth; font.pixelSize: Theme.small }
                 TabButton { text: qsTr("Reveal order"); width: implicitWidth; font.pixelSize: Theme.small }
+            }
+            TabBar {
+                id: sides
+                objectName: "heatmapSides"
+                visible: App.runs.compareMode
+                Layout.leftMargin: 12
+                TabButton { text: qsTr("Run A"); width: implicitWidth; font.pixelSize: Theme.small }
+                TabButton { text: qsTr("Run B"); width: implicitWidth; font.pixelSize: Theme.small }
             }
             Label {
                 Layout.fillWidth: true
@@ -39,7 +50,7 @@ Rectangle {
             Layout.fillHeight: true
             run: panel.run
             mode: tabs.currentIndex === 0 ? "kl" : "reveal"
-            epsilon: App.runs.epsilon
+            epsilon: panel.showsB ? App.runs.compareEpsilon : App.runs.epsilon
         }
     }
 }

@@ -110,8 +110,8 @@ ApplicationWindow {
     }
     // A name to start from: the run's model and strategy ("tiny-mdlm-surelock-unlock-on-grid.png"),
     // in the folder the dialog was last used in.
-    function suggestFile(dialog, what, suffix) {
-        const stem = (App.runs.run.title || "dlmscope").replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "")
+    function suggestFile(dialog, what, suffix, run) {
+        const stem = ((run || App.runs.run).title || "dlmscope").replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "")
         dialog.selectedFile = dialog.currentFolder + "/" + stem + (what !== "" ? "-" + what : "") + "." + suffix
     }
     FileDialog {
@@ -212,7 +212,7 @@ ApplicationWindow {
                 Menu {
                     id: exportMenu
                     MenuItem { objectName: "exportGridItem"; text: qsTr("Grid as PNG…"); onTriggered: { exportDialog.what = "grid"; window.suggestFile(exportDialog, "grid", "png"); exportDialog.open() } }
-                    MenuItem { objectName: "exportHeatmapItem"; text: qsTr("Heatmap as PNG…"); onTriggered: { exportDialog.what = "heatmap"; window.suggestFile(exportDialog, heatmaps.heatmap.mode === "reveal" ? "reveal-order" : "kl", "png"); exportDialog.open() } }
+                    MenuItem { objectName: "exportHeatmapItem"; text: qsTr("Heatmap as PNG…"); onTriggered: { exportDialog.what = "heatmap"; window.suggestFile(exportDialog, heatmaps.heatmap.mode === "reveal" ? "reveal-order" : "kl", "png", heatmaps.run); exportDialog.open() } }
                     MenuItem { objectName: "exportCsvItem"; text: qsTr("Per-step statistics as CSV…"); onTriggered: { exportDialog.what = "csv"; window.suggestFile(exportDialog, "steps", "csv"); exportDialog.open() } }
                 }
             }

@@ -20,6 +20,23 @@ TestCase {
         mouseMove(map, map.width * 0.3, map.height * 0.6)
         tryVerify(() => map.hoverText.indexOf("position") === 0, 2000, map.hoverText)
     }
+    // Compare mode offers the heatmap of A or of B, each with its own run's ε.
+    function test_compareModeShowsAOrB() {
+        const panel = createTemporaryObject(comp, host.contentItem)
+        const map = findChild(panel, "heatmap")
+        const sides = findChild(panel, "heatmapSides")
+        verify(!sides.visible)
+        App.runs.compareMode = true
+        verify(sides.visible)
+        compare(map.run, App.runs.run)
+        sides.currentIndex = 1
+        compare(map.run, App.runs.compareRun)
+        compare(map.rowsDrawn, App.runs.compareRun.stepCount)
+        compare(map.epsilon, App.runs.compareEpsilon)
+        verify(App.runs.compareEpsilon !== App.runs.epsilon)  // B's run does not lock; A's does
+        App.runs.compareMode = false
+        compare(map.run, App.runs.run)
+    }
     function test_revealMode() {
         const panel = createTemporaryObject(comp, host.contentItem)
         const map = findChild(panel, "heatmap")
