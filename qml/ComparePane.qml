@@ -13,7 +13,10 @@ ColumnLayout {
     // Local against remote (or any two models): each answer says where it was decoded.
     readonly property bool twoSources: App.runs.run.source.length > 0 && App.runs.compareRun.source.length > 0
                                        && App.runs.run.source !== App.runs.compareRun.source
-    signal positionClicked(int pos)
+    // The inspected position, and on which side (its cell is outlined there only).
+    property int selectedPosition: -1
+    property bool selectedOnB: false
+    signal positionClicked(int pos, bool onB)
 
     // One side's answer under its heading: the word diff (rich text, lines kept) once both runs
     // have ended, the plain text while they decode; it scrolls past the box's height.
@@ -57,7 +60,8 @@ ColumnLayout {
             run: App.runs.run
             answerLines: 2
             caption: qsTr("A · ") + (App.runs.run.hasRun ? App.runs.run.strategyLabel : "")
-            onPositionClicked: (p) => pane.positionClicked(p)
+            selectedPosition: pane.selectedOnB ? -1 : pane.selectedPosition
+            onPositionClicked: (p) => pane.positionClicked(p, false)
         }
         GridPane {
             id: gridB
@@ -66,7 +70,8 @@ ColumnLayout {
             run: App.runs.compareRun
             answerLines: 2
             caption: qsTr("B · ") + (App.runs.compareRun.hasRun ? App.runs.compareRun.strategyLabel : (App.runs.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
-            onPositionClicked: (p) => pane.positionClicked(p)
+            selectedPosition: pane.selectedOnB ? pane.selectedPosition : -1
+            onPositionClicked: (p) => pane.positionClicked(p, true)
         }
     }
     // The answers whole, as high as they need up to 40 % of the pane (a short window keeps the

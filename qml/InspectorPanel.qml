@@ -11,6 +11,8 @@ Rectangle {
     id: inspector
     objectName: "inspector"
     property RunView run: App.runs.run
+    property string side: ""  // compare mode: "A" or "B", the run inspected
+    property real epsilon: App.runs.epsilon  // the inspected run's lock threshold (0: none)
     property int position: -1
     property var info: position >= 0 && run && run.viewStep >= 0 ? run.positionDetails(position) : ({})
     signal closeRequested()
@@ -42,9 +44,13 @@ Rectangle {
         fill(entSeries, info.entropy)
         // log10 on a linear axis labelled "1eN": Qt's LogValueAxis drew no labels at this height.
         fill(klSeries, info.kl, v => Math.log10(Math.max(v, 1e-9)))
+        drawEpsilon()
+    }
+    onEpsilonChanged: drawEpsilon()
+    function drawEpsilon() {
         epsSeries.clear()
-        if (App.runs.epsilon > 0) {
-            const e = Math.log10(App.runs.epsilon)
+        if (epsilon > 0 && run) {
+            const e = Math.log10(epsilon)
             epsSeries.append(1, e)
             epsSeries.append(Math.max(2, run.plannedSteps), e)
         }
@@ -57,7 +63,9 @@ Rectangle {
         RowLayout {
             Layout.fillWidth: true
             Label {
-                text: qsTr("Position %1").arg(inspector.position)
+                objectName: "inspectorTitle"
+                text: inspector.side !== "" ? qsTr("Position %1 of run %2").arg(inspector.position).arg(inspector.side)
+                                            : qsTr("Position %1").arg(inspector.position)
                 color: Theme.text; font.pixelSize: Theme.title; font.bold: true
                 Layout.fillWidth: true
             }

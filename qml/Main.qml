@@ -33,7 +33,10 @@ ApplicationWindow {
     palette.placeholderText: Theme.dim
 
     property int inspectedPosition: -1
-    function openInspector(pos) { inspectedPosition = pos }
+    // Compare mode: the position inspected is run B's (a cell of B's grid was clicked).
+    property bool inspectedOnB: false
+    readonly property bool inspectsB: inspectedOnB && App.runs.compareMode
+    function openInspector(pos) { inspectedOnB = false; inspectedPosition = pos }
 
     // A geometry saved on a larger screen (or a monitor since unplugged) is pulled back onto
     // this one, so the window never opens out of reach.
@@ -298,14 +301,16 @@ ApplicationWindow {
                     Layout.fillHeight: true
                     run: App.runs.run
                     selectedPosition: window.inspectedPosition
-                    onPositionClicked: (p) => window.inspectedPosition = p
+                    onPositionClicked: (p) => window.openInspector(p)
                 }
                 ComparePane {
                     id: comparePane
                     visible: App.runs.compareMode
                     Layout.fillWidth: true
                     Layout.fillHeight: true
-                    onPositionClicked: (p) => window.inspectedPosition = p
+                    selectedPosition: window.inspectedPosition
+                    selectedOnB: window.inspectsB
+                    onPositionClicked: (p, onB) => { window.inspectedOnB = onB; window.inspectedPosition = p }
                 }
                 Legend { Layout.fillWidth: true }
                 Timeline { Layout.fillWidth: true }
@@ -330,7 +335,9 @@ ApplicationWindow {
     InspectorPanel {
         visible: window.inspectedPosition >= 0
         position: window.inspectedPosition
-        run: App.runs.run
+        run: window.inspectsB ? App.runs.compareRun : App.runs.run
+        side: App.runs.compareMode ? (window.inspectsB ? "B" : "A") : ""
+        epsilon: window.inspectsB ? App.runs.compareEpsilon : App.runs.epsilon
         width: 440
         anchors.right: parent.right
         anchors.top: parent.top

@@ -23,6 +23,33 @@ TestCase {
         waitForRendering(pane)
     }
 
+    // A click on B's grid says it was B's (the inspector then shows run B), and only the grid
+    // clicked outlines the inspected cell.
+    SignalSpy { id: clicks; signalName: "positionClicked" }
+    Window { id: host; visible: true; width: 1200; height: 700 }
+    function test_aClickOnBInspectsB() {
+        const pane = createTemporaryObject(comp, host.contentItem)
+        clicks.target = pane
+        clicks.clear()
+        App.runs.compareMode = true
+        const gridA = findChild(findChild(pane, "gridA"), "denoiseGrid")
+        const gridB = findChild(findChild(pane, "gridB"), "denoiseGrid")
+        tryVerify(() => gridB.width > 0 && gridB.contentHeight > 0)
+        waitForRendering(pane)
+        const r = gridB.cellRect(3)
+        mouseMove(gridB, 1, 1)  // the first move only enters the window
+        mouseMove(gridB, r.x + r.width / 2, r.y + r.height / 2)
+        mouseClick(gridB, r.x + r.width / 2, r.y + r.height / 2)
+        compare(clicks.count, 1)
+        compare(clicks.signalArguments[0][0], 3)
+        compare(clicks.signalArguments[0][1], true)
+        pane.selectedPosition = 3
+        pane.selectedOnB = true
+        compare(gridB.selectedPosition, 3)
+        compare(gridA.selectedPosition, -1)
+        App.runs.compareMode = false
+    }
+
     // On a short window the answers scroll inside their box and the grids keep rows of cells.
     Component { id: shortComp; ComparePane { width: 700; height: 330 } }
     function test_aShortPaneKeepsTheGridsAndScrollsTheAnswers() {

@@ -19,6 +19,19 @@ TestCase {
         verify(insp.info.current.candidates.length >= 1)
         waitForRendering(insp)
     }
+    // In compare mode the title says whose position it is.
+    function test_titleNamesTheRunInCompareMode() {
+        const insp = createTemporaryObject(comp, this, {position: 7})
+        compare(findChild(insp, "inspectorTitle").text, "Position 7")
+        const b = createTemporaryObject(comp, this, {position: 7, run: App.runs.compareRun, side: "B"})
+        compare(findChild(b, "inspectorTitle").text, "Position 7 of run B")
+        compare(b.info.token, App.runs.compareRun.positionDetails(7).token)
+        // ε is the inspected run's: none for a run that does not lock.
+        b.epsilon = 0
+        verify(!b.epsSeries.visible)
+        b.epsilon = 1e-3
+        verify(b.epsSeries.visible)
+    }
     function test_klChartIsOnALabelledLogScale() {
         const insp = createTemporaryObject(comp, this, {position: 7})
         const axis = insp.klAxis
