@@ -1,6 +1,7 @@
 #include "run_controller.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <QDir>
 #include <QFileInfo>
@@ -280,17 +281,32 @@ bool RunController::openTrace(const QString& pathOrUrl) {
     const QString path = localPath(pathOrUrl);
     try {
         auto file = dlm::read_trace(std::filesystem::path(path.toStdString()));
+        // A compare pair saved together (<name>-B beside it) opens as the pair.
+        const QString pathB = pathOfB(path);
+        std::optional<dlm::TraceFile> fileB;
+        QString problemB;
+        if (QFileInfo::exists(pathB)) {
+            try {
+                fileB = dlm::read_trace(std::filesystem::path(pathB.toStdString()));
+            } catch (const std::exception& e) {
+                problemB = QString::fromUtf8(e.what());
+            }
+        }
         if (running_) stop();
         stopReplay();
-        setCompareMode(false);
         compare_.clear();
         // The left panel shows what the trace was decoded with, so that Run (with a model
         // loaded) decodes the same prompt with the same settings.
         config_->adoptTrace(file.header);
         showTrace(run_, std::move(file));
+        if (fileB) showTrace(compare_, std::move(*fileB));
+        setCompareMode(bool(fileB));
         setViewStep(run_.stepCount() - 1);
         Q_EMIT epsilonChanged();
-        Q_EMIT statusMessage(tr("Opened trace %1 (%2)").arg(QFileInfo(path).fileName(), stepCount(run_.stepCount())));
+        if (!problemB.isEmpty()) Q_EMIT errorMessage(tr("Opened %1 alone: its run B, %2, could not be read: %3").arg(QFileInfo(path).fileName(), QFileInfo(pathB).fileName(), problemB));
+        Q_EMIT statusMessage(fileB ? tr("Opened the compare pair %1 (%2) and %3 (%4)")
+                                         .arg(QFileInfo(path).fileName(), stepCount(run_.stepCount()), QFileInfo(pathB).fileName(), stepCount(compare_.stepCount()))
+                                   : tr("Opened trace %1 (%2)").arg(QFileInfo(path).fileName(), stepCount(run_.stepCount())));
         Q_EMIT runCompleted(true);
         return true;
     } catch (const std::exception& e) {
@@ -299,10 +315,13 @@ bool RunController::openTrace(const QString& pathOrUrl) {
     }
 }
 
-QString RunController::comparePath(const QString& path) const {
-    if (!compare_mode_ || !compare_.hasRun()) return {};
+QString RunController::pathOfB(const QString& path) {
     const QFileInfo f(path);
     return f.dir().filePath(f.completeBaseName() + QStringLiteral("-B") + (f.suffix().isEmpty() ? QString() : "." + f.suffix()));
+}
+
+QString RunController::comparePath(const QString& path) const {
+    return compare_mode_ && compare_.hasRun() ? pathOfB(path) : QString();
 }
 
 bool RunController::saveTrace(const QString& pathOrUrl) {

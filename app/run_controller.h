@@ -76,7 +76,9 @@ public:
     Q_INVOKABLE void setViewStep(int step);  // both runs in lock-step
     Q_INVOKABLE bool openTrace(const QString& pathOrUrl);
     // In compare mode run B goes beside A's file, as <name>-B.<suffix> (comparePath; "" outside
-    // compare mode): traces, CSV and the grid's PNG.
+    // compare mode): traces, CSV and the grid's PNG. Opening a trace with such a file beside it
+    // opens the pair in compare mode.
+    static QString pathOfB(const QString& path);
     Q_INVOKABLE QString comparePath(const QString& path) const;
     Q_INVOKABLE bool saveTrace(const QString& pathOrUrl);
     Q_INVOKABLE bool exportCsv(const QString& pathOrUrl);

@@ -366,6 +366,23 @@ private Q_SLOTS:
         for (const char* f : {"pair.ndjson", "pair-B.ndjson", "pair.csv", "pair-B.csv"})
             QVERIFY2(QFileInfo::exists(out.filePath(f)), f);
         QCOMPARE(app.status(), QStringLiteral("Exported the steps of A to %1 and B to %2").arg(out.filePath("pair.csv"), out.filePath("pair-B.csv")));
+
+        // ...and open again as the pair; B's file alone, or A's without a readable B, as one run.
+        AppController later({false, false}, &e);
+        QVERIFY(later.runs()->openTrace(out.filePath("pair.ndjson")));
+        QVERIFY(later.runs()->compareMode());
+        QVERIFY(later.runs()->compareRun()->complete());
+        QCOMPARE(later.runs()->compareRun()->stepCount(), app.runs()->compareRun()->stepCount());
+        QVERIFY(!later.runs()->compareSummary().isEmpty());
+        QVERIFY(later.runs()->openTrace(out.filePath("pair-B.ndjson")));
+        QVERIFY(!later.runs()->compareMode());
+        QFile broken(out.filePath("pair-B.ndjson"));
+        QVERIFY(broken.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        broken.write("{not a trace");
+        broken.close();
+        QVERIFY(later.runs()->openTrace(out.filePath("pair.ndjson")));
+        QVERIFY(!later.runs()->compareMode());
+        QVERIFY2(later.errorString().contains("pair-B.ndjson"), qPrintable(later.errorString()));
     }
 
     void bRunsOnTheOtherModelWhenAsked() {
