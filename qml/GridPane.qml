@@ -38,16 +38,20 @@ Rectangle {
                 elide: Text.ElideRight
             }
             // A finished run counts the steps it took (a threshold strategy often needs far
-            // fewer than planned).
+            // fewer than planned). Where the caption would not fit beside "step 12 / 48" (a compare
+            // pane on a small window), the label shrinks to "12/48" before the caption is cut.
             Text {
                 id: paneStep
                 objectName: "paneStep"
                 anchors.right: parent.right
                 anchors.verticalCenter: parent.verticalCenter
-                text: pane.run && pane.run.stepCount > 0
-                      ? qsTr("step %1 / %2").arg(pane.run.viewStep + 1)
-                                            .arg(pane.run.complete ? pane.run.stepCount : pane.run.plannedSteps) : ""
+                readonly property int shown: pane.run ? pane.run.viewStep + 1 : 0
+                readonly property int of: pane.run ? (pane.run.complete ? pane.run.stepCount : pane.run.plannedSteps) : 0
+                readonly property string full: qsTr("step %1 / %2").arg(shown).arg(of)
+                readonly property bool compact: Math.ceil(paneTitle.implicitWidth) + 8 + Math.ceil(fullMetrics.advanceWidth) > parent.width
+                text: pane.run && pane.run.stepCount > 0 ? (compact ? qsTr("%1/%2").arg(shown).arg(of) : full) : ""
                 color: Theme.dim; font.pixelSize: Theme.small
+                TextMetrics { id: fullMetrics; font: paneStep.font; text: paneStep.full }
             }
         }
         // At most three rows of pills; a longer prompt scrolls here, never over the grid.

@@ -49,6 +49,20 @@ TestCase {
         fuzzyCompare(step.width, step.implicitWidth, 1)
         verify(title.truncated)
     }
+    // A short caption in a narrow pane is shown whole: the step label shrinks to "12/48" first.
+    function test_aNarrowPaneShrinksTheStepLabelBeforeTheCaption() {
+        const pane = createTemporaryObject(comp, host.contentItem, {width: 190, caption: "A · surelock"})
+        const title = findChild(pane, "paneTitle")
+        const step = findChild(pane, "paneStep")
+        tryVerify(() => step.text !== "")
+        waitForRendering(pane)
+        verify(!title.truncated, "caption cut to " + title.width + " px")
+        verify(step.compact)
+        verify(step.text.indexOf("step") < 0, step.text)
+        pane.width = 600
+        tryVerify(() => !step.compact)
+        verify(step.text.indexOf("step ") === 0, step.text)
+    }
     // Hovering a locked cell shows the candidates of the last step its row was computed, and says
     // which step that was; an active cell's are of the shown step, without that line.
     function test_hoverCardOfALockedCellNamesItsStep() {
