@@ -16,8 +16,11 @@ Automation::Automation(AppController* controller, QQuickWindow* window, AppOptio
     connect(controller_->model(), &ModelHost::modelChanged, this, &Automation::onModelChanged);
     connect(controller_->runs(), &RunController::runCompleted, this, &Automation::onRunCompleted);
     connect(controller_->model(), &ModelHost::loadFailed, this, [this] {
-        // The last session's model is gone or broken: the embedded one instead, the banner saying why.
-        if (!fallback_.isEmpty() && !controller_->model()->loaded()) controller_->model()->load(std::exchange(fallback_, QString()));
+        // The last session's model is gone or broken: the embedded one instead, the banner (and,
+        // for a launch whose run will clear the banner, stderr) saying why.
+        if (fallback_.isEmpty() || controller_->model()->loaded()) return;
+        std::fprintf(stderr, "dlmscope: %s; opening %s instead\n", qPrintable(controller_->errorString()), qPrintable(fallback_));
+        controller_->model()->load(std::exchange(fallback_, QString()));
     });
     connect(controller_, &AppController::errorChanged, this, [this] {
         // A model that cannot be opened ends an automated launch (after the screenshot).
