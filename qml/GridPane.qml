@@ -46,10 +46,10 @@ Rectangle {
                 anchors.right: parent.right
                 anchors.verticalCenter: parent.verticalCenter
                 readonly property int shown: pane.run ? pane.run.viewStep + 1 : 0
-                readonly property int of: pane.run ? (pane.run.complete ? pane.run.stepCount : pane.run.plannedSteps) : 0
-                readonly property string full: qsTr("step %1 / %2").arg(shown).arg(of)
+                readonly property int total: pane.run ? (pane.run.complete ? pane.run.stepCount : pane.run.plannedSteps) : 0
+                readonly property string full: qsTr("step %1 / %2").arg(shown).arg(total)
                 readonly property bool compact: Math.ceil(paneTitle.implicitWidth) + 8 + Math.ceil(fullMetrics.advanceWidth) > parent.width
-                text: pane.run && pane.run.stepCount > 0 ? (compact ? qsTr("%1/%2").arg(shown).arg(of) : full) : ""
+                text: pane.run && pane.run.stepCount > 0 ? (compact ? qsTr("%1/%2").arg(shown).arg(total) : full) : ""
                 color: Theme.dim; font.pixelSize: Theme.small
                 TextMetrics { id: fullMetrics; font: paneStep.font; text: paneStep.full }
             }

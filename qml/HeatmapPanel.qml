@@ -10,7 +10,6 @@ Rectangle {
     readonly property bool showsB: App.runs.compareMode && sides.currentIndex === 1
     property RunView run: showsB ? App.runs.compareRun : App.runs.run
     property alias heatmap: map
-    property alias sides: sides
     color: Theme.panel
     radius: Theme.radius
     border.color: Theme.border
