@@ -36,6 +36,11 @@ Rectangle {
                 text: pane.caption !== "" ? pane.caption : (pane.run && pane.run.hasRun ? pane.run.title : qsTr("Denoising grid"))
                 color: Theme.text; font.pixelSize: Theme.title; font.bold: true
                 elide: Text.ElideRight
+                // A caption cut short reads whole on hover ("B · surelock (unlock=on)").
+                HoverHandler { id: titleHover }
+                readonly property bool tipShown: titleHover.hovered && truncated
+                ToolTip.visible: tipShown
+                ToolTip.text: text
             }
             // A finished run counts the steps it took (a threshold strategy often needs far
             // fewer than planned). Where the caption would not fit beside "step 12 / 48" (a compare

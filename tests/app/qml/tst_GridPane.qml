@@ -48,6 +48,10 @@ TestCase {
         verify(stepRight <= pane.width, "step label ends at " + stepRight + " in a pane " + pane.width + " wide")
         fuzzyCompare(step.width, step.implicitWidth, 1)
         verify(title.truncated)
+        // ...and reads whole on hover.
+        mouseMove(title, 1, 1)
+        mouseMove(title, title.width / 2, title.height / 2)
+        tryVerify(() => title.tipShown)
     }
     // A short caption in a narrow pane is shown whole: the step label shrinks to "12/48" first.
     function test_aNarrowPaneShrinksTheStepLabelBeforeTheCaption() {
