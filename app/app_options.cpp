@@ -5,6 +5,7 @@
 #include <QFileInfo>
 
 #include "decode/settings_schema.h"
+#include "local_path.h"
 
 AppOptions parseAppOptions(const QStringList& arguments) {
     QCommandLineParser p;
@@ -85,13 +86,13 @@ QString defaultModelDir(const QString& applicationDir) {
         QStringLiteral(DLM_SOURCE_DIR "/resources/models/tiny-mdlm"),
     };
     for (const auto& c : candidates)
-        if (QFileInfo::exists(c + "/config.json")) return QDir::cleanPath(c);
+        if (holdsCheckpoint(c)) return QDir::cleanPath(c);
     return QDir::cleanPath(candidates.back());
 }
 
 StartupModel startupModel(const AppOptions& options, const QString& saved, const QString& embedded) {
     if (!options.modelDir.isEmpty()) return {options.modelDir, {}};
-    const bool reopen = !options.fresh && !saved.isEmpty() && QFileInfo::exists(saved + QStringLiteral("/config.json")) &&
+    const bool reopen = !options.fresh && !saved.isEmpty() && holdsCheckpoint(saved) &&
                         QDir::cleanPath(saved) != QDir::cleanPath(embedded);
     return reopen ? StartupModel{saved, embedded} : StartupModel{embedded, {}};
 }

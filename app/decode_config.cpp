@@ -390,15 +390,22 @@ QVariantMap DecodeConfig::modelDefaults() const {
     return out;
 }
 
-void DecodeConfig::adoptTrace(const dlm::TraceHeader& h) {
+void DecodeConfig::adoptTrace(const dlm::TraceHeader& h, const dlm::TraceHeader* compare) {
     // As asked for, where the trace says: the resolved values ("sampler=llada" for auto) would match
-    // no preset, and would pin a run under another model to this one's sampler.
-    const auto& given = h.requested.empty() ? h.settings : h.requested;
-    if (!given.empty()) {
-        for (const auto& [k, v] : given) settings_.insert(QString::fromStdString(k), QString::fromStdString(v));
-        preset_index_ = matchPreset(settings_);
-        Q_EMIT settingsChanged();
-    }
+    // no preset, and would pin a run under another model to this one's sampler. The trace's
+    // settings replace the panel's, over the defaults: a parameter kept from before
+    // (surelock.unlock=on under a fast-dllm trace) would make it another run.
+    const auto take = [this](QVariantMap& into, int& preset, const dlm::TraceHeader& from) {
+        const auto& given = from.requested.empty() ? from.settings : from.requested;
+        if (given.empty()) return false;
+        into = defaults_;
+        for (const auto& [k, v] : given) into.insert(QString::fromStdString(k), QString::fromStdString(v));
+        preset = matchPreset(into);
+        return true;
+    };
+    bool changed = take(settings_, preset_index_, h);
+    if (compare) changed |= take(compare_settings_, compare_preset_index_, *compare);
+    if (changed) Q_EMIT settingsChanged();
     const QString prompt = QString::fromStdString(h.prompt);
     if (!prompt.isEmpty() && prompt != prompt_) {
         prompt_ = prompt;

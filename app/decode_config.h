@@ -107,7 +107,7 @@ public:
     // Validation needs a model: off until one is loaded, and off again when it is closed.
     void setModelReady(bool ready);
     // An opened trace: the panel shows what it was decoded with, so Run decodes the same.
-    void adoptTrace(const dlm::TraceHeader& header);
+    void adoptTrace(const dlm::TraceHeader& header, const dlm::TraceHeader* compare = nullptr);  // compare: run B's
 
 Q_SIGNALS:
     void promptChanged();

@@ -80,7 +80,7 @@ QUrl ModelHost::modelsFolder() const {
 }
 
 bool ModelHost::isCheckpointFolder(const QUrl& folder) {
-    return QFileInfo::exists(localPath(folder.toString()) + QStringLiteral("/config.json"));
+    return holdsCheckpoint(folder.toString());
 }
 
 QString ModelHost::describe(const QString& location) {

@@ -297,7 +297,7 @@ bool RunController::openTrace(const QString& pathOrUrl) {
         compare_.clear();
         // The left panel shows what the trace was decoded with, so that Run (with a model
         // loaded) decodes the same prompt with the same settings.
-        config_->adoptTrace(file.header);
+        config_->adoptTrace(file.header, fileB ? &fileB->header : nullptr);
         showTrace(run_, std::move(file));
         if (fileB) showTrace(compare_, std::move(*fileB));
         setCompareMode(bool(fileB));

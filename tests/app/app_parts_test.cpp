@@ -305,6 +305,21 @@ private Q_SLOTS:
         QCOMPARE(e.loads.size(), 2);  // once
     }
 
+    // A run of one step (Fast-dLLM may commit a short answer at once) is "1 step", not "1 steps".
+    void aOneStepRunIsCountedInTheSingular() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        Q_EMIT e.validated(e.validations.last(), {});
+        app.runs()->runDecode();
+        QCOMPARE(e.runs.size(), 1);
+        const SyntheticRun r = makeSyntheticRun(16, 1);
+        Q_EMIT e.runStarted(e.runs[0].id, r.header, {});
+        Q_EMIT e.stepReady(e.runs[0].id, r.steps[0]);
+        Q_EMIT e.runFinished(e.runs[0].id, summaryOf(1), false);
+        QVERIFY2(app.status().startsWith("Done: 1 step, "), qPrintable(app.status()));
+    }
+
     // A connection that fails leaves the status line saying so, not "Connecting…".
     void aFailedConnectionEndsTheConnectingStatus() {
         FakeDecodeEngine e;  // answers every connection with a failure
@@ -369,8 +384,13 @@ private Q_SLOTS:
 
         // ...and open again as the pair; B's file alone, or A's without a readable B, as one run.
         AppController later({false, false}, &e);
+        later.config()->setCompareSetting("strategy", "wino");  // B's panel takes B's trace...
+        later.config()->setCompareSetting("surelock.unlock", "on");  // ...whole: nothing kept from before
         QVERIFY(later.runs()->openTrace(out.filePath("pair.ndjson")));
         QVERIFY(later.runs()->compareMode());
+        QCOMPARE(later.config()->compareSettings().value("strategy").toString(),
+                 QString::fromStdString(later.runs()->compareRun()->history().header()->strategy));
+        QVERIFY(!later.config()->compareSettings().contains("surelock.unlock"));
         QVERIFY(later.runs()->compareRun()->complete());
         QCOMPARE(later.runs()->compareRun()->stepCount(), app.runs()->compareRun()->stepCount());
         QVERIFY(!later.runs()->compareSummary().isEmpty());

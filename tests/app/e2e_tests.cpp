@@ -154,11 +154,17 @@ private Q_SLOTS:
         int ticks = 0;
         QTimer heartbeat;
         heartbeat.setInterval(5);
+        // While the decode runs, Live says it is following it.
+        QObject* live = w.find<QObject>("liveButton");
+        QVERIFY(live);
+        QString liveWhileRunning;
         connect(&heartbeat, &QTimer::timeout, [&] {
             const qint64 now = clock.elapsed();
             worstGap = std::max(worstGap, now - last);
             last = now;
             ++ticks;
+            if (liveWhileRunning.isEmpty() && c.runs()->running() && c.runs()->run()->stepCount() > 1)
+                liveWhileRunning = live->property("text").toString();
         });
         QSignalSpy done(c.runs(), &RunController::runCompleted);
         heartbeat.start();
@@ -174,6 +180,8 @@ private Q_SLOTS:
               steps, clock.elapsed(), ticks, worstGap, c.runs()->framesApplied());
         QVERIFY2(worstGap < 1000, qPrintable(QString("the UI thread stalled for %1 ms").arg(worstGap)));
         QVERIFY(ticks > 3);
+        QCOMPARE(liveWhileRunning, QStringLiteral("● Live"));
+        QTRY_COMPARE(live->property("text").toString(), QStringLiteral("Live"));  // nothing to follow now
 
         // The run knows the example's answer and says whether it got it; the badge shows it.
         QCOMPARE(c.runs()->run()->expectedAnswer(), first.value("answer").toString());

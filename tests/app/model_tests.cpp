@@ -356,6 +356,23 @@ private Q_SLOTS:
         view.flush();
         QVERIFY2(item.blankReason().contains("track KL is off"), qPrintable(item.blankReason()));
     }
+    // Both axes are labelled at their ends: steps from 1 beside the plot (x 14..32, the plot from
+    // x = 34, y = 8 to 286), positions from 0 below it.
+    void axisEndsAreLabelled() {
+        const QImage img = savedHeatmap(QStringLiteral("kl"));
+        QVERIFY(!img.isNull());
+        const QColor background = img.pixelColor(2, 2);
+        auto inked = [&](int x0, int y0, int x1, int y1) {  // in item pixels; the image is at 2x
+            for (int y = 2 * y0; y < 2 * y1; ++y)
+                for (int x = 2 * x0; x < 2 * x1; ++x)
+                    if (img.pixelColor(x, y) != background) return true;
+            return false;
+        };
+        QVERIFY2(inked(14, 8, 33, 20), "no step 1 at the top of the step axis");
+        QVERIFY2(inked(14, 274, 33, 286), "no last step at the bottom of the step axis");
+        QVERIFY2(inked(34, 287, 46, 300), "no position 0 below the plot");
+        QVERIFY2(inked(600 - 100 + 34 - 20, 287, 600 - 100 + 34, 300), "no last position below the plot");
+    }
     // The KL colour bar shows the colour map (once hidden under the plot's fill brush).
     void colourBarShowsTheGradient() {
         const QImage img = savedHeatmap(QStringLiteral("kl"));
