@@ -33,9 +33,9 @@ AppController::AppController(Options options, DecodeEngine* engine, QObject* par
     DecodeConfig* c = config_.get();
     RunController* r = runs_.get();
     connect(m, &ModelHost::statusMessage, this, &AppController::setStatus);
-    connect(m, &ModelHost::errorMessage, this, &AppController::setError);
+    connect(m, &ModelHost::errorMessage, this, [this](const QString& e) { setError(ErrorSource::Model, e); });
     connect(r, &RunController::statusMessage, this, &AppController::setStatus);
-    connect(r, &RunController::errorMessage, this, &AppController::setError);
+    connect(r, &RunController::errorMessage, this, [this](const QString& e) { setError(ErrorSource::Run, e); });
     // Runs end before their model is replaced or moved; the runs shown stay.
     connect(m, &ModelHost::aboutToChange, r, [r] {
         if (r->running()) r->stop();
@@ -73,7 +73,9 @@ void AppController::setStatus(const QString& s) {
     Q_EMIT statusChanged();
 }
 
-void AppController::setError(const QString& e) {
+void AppController::setError(ErrorSource source, const QString& e) {
+    if (e.isEmpty() && source != ErrorSource::None && source != error_source_) return;  // not its message
+    error_source_ = e.isEmpty() ? ErrorSource::None : source;
     if (e == error_) return;
     error_ = e;
     Q_EMIT errorChanged();

@@ -59,8 +59,8 @@ public:
     bool restoresSettings() const { return options_.persist && options_.restore; }
     QVariantList legend() const;
 
-    Q_INVOKABLE void clearError() { setError({}); }
-    Q_INVOKABLE void reportError(const QString& message) { setError(message); }
+    Q_INVOKABLE void clearError() { setError(ErrorSource::None, {}); }
+    Q_INVOKABLE void reportError(const QString& message) { setError(ErrorSource::Other, message); }
     Q_INVOKABLE void reportStatus(const QString& message) { setStatus(message); }
     Q_INVOKABLE QString toLocalPath(const QString& pathOrUrl) const;
 
@@ -70,8 +70,11 @@ Q_SIGNALS:
     void canRunChanged();
 
 private:
+    // Who put the banner's message there: a part clears only its own (a new run clears the last
+    // run's error, not why the model failed to open); Dismiss clears any.
+    enum class ErrorSource { None, Model, Run, Other };
     void setStatus(const QString& s);
-    void setError(const QString& e);
+    void setError(ErrorSource source, const QString& e);
 
     Options options_;
     std::unique_ptr<DecodeEngine> own_engine_;  // the real engine, unless a test gave one
@@ -80,4 +83,5 @@ private:
     std::unique_ptr<DecodeConfig> config_;
     std::unique_ptr<RunController> runs_;
     QString status_, error_;
+    ErrorSource error_source_ = ErrorSource::None;
 };

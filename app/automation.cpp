@@ -16,21 +16,27 @@ Automation::Automation(AppController* controller, QQuickWindow* window, AppOptio
     connect(controller_->model(), &ModelHost::modelChanged, this, &Automation::onModelChanged);
     connect(controller_->runs(), &RunController::runCompleted, this, &Automation::onRunCompleted);
     connect(controller_->model(), &ModelHost::loadFailed, this, [this] {
-        // The last session's model is gone or broken: the embedded one instead, the banner (and,
-        // for a launch whose run will clear the banner, stderr) saying why.
+        // The last session's model is gone or broken: the embedded one instead, the banner (until
+        // dismissed: a run does not clear it) and stderr saying why.
         if (fallback_.isEmpty() || controller_->model()->loaded()) return;
-        std::fprintf(stderr, "dlmscope: %s; opening %s instead\n", qPrintable(controller_->errorString()), qPrintable(fallback_));
-        controller_->model()->load(std::exchange(fallback_, QString()));
+        const QString why = controller_->errorString();
+        const QString fallback = std::exchange(fallback_, QString());
+        std::fprintf(stderr, "dlmscope: %s; opening %s instead\n", qPrintable(why), qPrintable(fallback));
+        controller_->model()->load(fallback);
+        controller_->reportError(tr("%1 (the last session's model, %2); the embedded model %3 was opened instead.")
+                                     .arg(why, first_, QFileInfo(fallback).fileName()));
     });
     connect(controller_, &AppController::errorChanged, this, [this] {
         // A model that cannot be opened ends an automated launch (after the screenshot).
-        if (!controller_->errorString().isEmpty() && fallback_.isEmpty() && !controller_->runs()->running() && !controller_->model()->loaded() &&
+        if (!controller_->errorString().isEmpty() && fallback_.isEmpty() && !controller_->runs()->running() &&
+            !controller_->model()->loaded() && !controller_->model()->loading() &&
             options_.tracePath.isEmpty() && (options_.autorun || options_.quitWhenDone))
             finish(false);
     });
 }
 
 void Automation::start(const QString& modelDir, const QString& fallback) {
+    first_ = modelDir;
     fallback_ = fallback;
     if (!options_.backend.isEmpty()) controller_->model()->setBackend(options_.backend);
     if (!options_.prompt.isEmpty()) controller_->config()->setPrompt(options_.prompt);

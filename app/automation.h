@@ -25,6 +25,6 @@ private:
     AppController* controller_;
     QPointer<QQuickWindow> window_;
     AppOptions options_;
-    QString fallback_;  // the model to open if the first one fails (once)
+    QString first_, fallback_;  // the model opened first; the one to open if it fails (once)
     bool started_ = false, finished_ = false;
 };

@@ -137,6 +137,7 @@ void ModelHost::load(const QString& dirOrUrl) {
     loading_what_ = QFileInfo(dir).fileName();
     loading_dir_ = dir;
     Q_EMIT loadingChanged();
+    Q_EMIT errorMessage(QString());  // a new attempt: why the last one failed no longer applies
     Q_EMIT statusMessage(tr("Loading %1…").arg(dir));
     engine_->loadModel(++ticket_, dir, backend_choice_);
 }

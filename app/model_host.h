@@ -117,7 +117,7 @@ Q_SIGNALS:
     void modelReady(const ModelInfo& info, bool switched);
     void loadFailed();  // a load (not a backend switch) failed; errorMessage says why
     void statusMessage(const QString& message);
-    void errorMessage(const QString& message);
+    void errorMessage(const QString& message);  // empty: the last error no longer applies
 
 private:
     void onLoaded(quint64 ticket, const ModelInfo& info);

@@ -90,6 +90,32 @@ private Q_SLOTS:
         QVERIFY2(app.errorString().contains("unknown architecture"), qPrintable(app.errorString()));
     }
 
+    // The banner's message belongs to the part that put it there: a run clears the last run's
+    // error, not why a model failed to open; a new load attempt clears that.
+    void eachPartClearsOnlyItsOwnError() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "kept");
+        Q_EMIT e.validated(e.validations.last(), {});
+        app.model()->load("/models/broken");
+        Q_EMIT e.modelLoadFailed(e.loads.last().ticket, "config.json: unknown architecture");
+        app.runs()->runDecode();
+        QCOMPARE(e.runs.size(), 1);
+        QVERIFY2(app.errorString().contains("unknown architecture"), qPrintable(app.errorString()));
+        Q_EMIT e.runFailed(e.runs.last().id, QStringLiteral("prompt too long"));
+        QVERIFY2(app.errorString().contains("prompt too long"), qPrintable(app.errorString()));
+        app.runs()->runDecode();  // the next run: the last run's error no longer applies
+        QCOMPARE(app.errorString(), QString());
+        app.model()->load("/models/broken");
+        Q_EMIT e.modelLoadFailed(e.loads.last().ticket, "config.json: unknown architecture");
+        QVERIFY(!app.errorString().isEmpty());
+        app.model()->load("/models/other");  // a new attempt
+        QCOMPARE(app.errorString(), QString());
+        app.reportError(QStringLiteral("from the window"));
+        app.clearError();  // Dismiss clears any
+        QCOMPARE(app.errorString(), QString());
+    }
+
     void switchingTheBackendMovesTheModel() {
         FakeDecodeEngine e;
         AppController app({false, false}, &e);
@@ -301,8 +327,24 @@ private Q_SLOTS:
         QCOMPARE(e.loads.size(), 2);
         QCOMPARE(e.loads.last().dir, QStringLiteral("/models/tiny"));
         QVERIFY2(app.errorString().contains("no such file"), qPrintable(app.errorString()));
+        QVERIFY2(app.errorString().contains("/models/gone") && app.errorString().contains("tiny was opened instead"),
+                 qPrintable(app.errorString()));
         Q_EMIT e.modelLoadFailed(e.loads.last().ticket, QStringLiteral("broken too"));
         QCOMPARE(e.loads.size(), 2);  // once
+    }
+
+    // An automatic run (--autorun) after the fallback keeps the banner saying why.
+    void theFallbackReasonOutlivesTheFirstRun() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        AppOptions o;
+        o.autorun = true;
+        Automation automation(&app, nullptr, o);
+        automation.start(QStringLiteral("/models/gone"), QStringLiteral("/models/tiny"));
+        Q_EMIT e.modelLoadFailed(e.loads.last().ticket, QStringLiteral("config.json: no such file"));
+        Q_EMIT e.modelLoaded(e.loads.last().ticket, FakeDecodeEngine::model("tiny"));
+        QCOMPARE(e.runs.size(), 1);
+        QVERIFY2(app.errorString().contains("no such file"), qPrintable(app.errorString()));
     }
 
     // A run of one step (Fast-dLLM may commit a short answer at once) is "1 step", not "1 steps".
