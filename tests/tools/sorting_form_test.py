@@ -1,8 +1,11 @@
 #!/usr/bin/python3
-"""tools/train/corpus.py's ranked sorting form: each copied number carries its place in the sorted
+"""tools/train/corpus.py's sorting forms. Ranked: each copied number carries its place in the sorted
 order (a permutation of 1..n, equal numbers in list order), the sorted line takes the copies in
-label order, the final answer is the list sorted, the draw is the same in every form, and the
-longest response fits the family's canvas (corpus.GEN_LENGTH). gpu_train.sh refuses an unknown form
+label order, the final answer is the list sorted, and the longest response fits the family's canvas
+(corpus.GEN_LENGTH). Passes: n lines for n numbers, each one round of odd-even transposition sort
+of the line above (neighbours from the first pair on odd passes, from the second on even ones),
+the last one sorted, and the canvas of the form (corpus.gen_length) holds the longest. The draw is
+the same in every form. gpu_train.sh refuses an unknown form
 before it starts anything (a lease's minutes are not spent finding out)."""
 import os
 import random
@@ -44,6 +47,37 @@ for _ in range(3000):
     assert answer == ex["answer"] == ", ".join(str(int(x)) for x in by_label), ex["response"]
 
 
+corpus.SORTING_FORM = "passes"
+rng = random.Random(6)
+passes_responses = []
+for _ in range(3000):
+    ex = corpus.make_example("sorting", rng, "train")
+    passes_responses.append(ex["response"])
+    lines = ex["response"].split("\n")
+    m = re.fullmatch(r"The numbers are ((?:\d{3} )*\d{3})\.", lines[0])
+    assert m, ex["response"]
+    cur = [int(x) for x in m.group(1).split(" ")]
+    descending = "descending" in ex["prompt"] or "largest to smallest" in ex["prompt"]
+    assert len(lines) == len(cur) + 2, ex["response"]
+    for k, line in enumerate(lines[1:-1], start=1):
+        m = re.fullmatch(rf"Pass {k}: ((?:\d{{3}} )*\d{{3}})", line)
+        assert m, (k, ex["response"])
+        row = [int(x) for x in m.group(1).split(" ")]
+        first = 0 if k % 2 else 1
+        for i in range(len(cur)):  # each number is its pair's smaller or larger, or stays
+            j = i + 1 if (i - first) % 2 == 0 else i - 1
+            if j < first or j >= len(cur):
+                assert row[i] == cur[i], (k, ex["response"])
+                continue
+            low, high = min(cur[i], cur[j]), max(cur[i], cur[j])
+            left = i < j
+            assert row[i] == ((high if left else low) if descending else (low if left else high)), (k, ex["response"])
+        cur = row
+    assert cur == sorted(cur, reverse=descending), ex["response"]
+    assert lines[-1] == "#### " + ex["answer"] == "#### " + ", ".join(str(x) for x in cur), ex["response"]
+assert corpus.transposition_passes([3, 1, 2], False) == [[1, 3, 2], [1, 2, 3], [1, 2, 3]]
+
+
 # The form does not change the stream: one corpus seed draws the same questions and answers in
 # every form, so the eval files and a resumed run's data stay what they were.
 def draw(form):
@@ -52,7 +86,7 @@ def draw(form):
     return [(e["prompt"], e["answer"]) for e in (corpus.make_example("sorting", r, "train") for _ in range(200))]
 
 
-assert draw("plain") == draw("columns") == draw("ranked")
+assert draw("plain") == draw("columns") == draw("ranked") == draw("passes")
 corpus.SORTING_FORM = "ranked"
 
 try:
@@ -65,5 +99,12 @@ except ImportError as e:
 worst = corpus.sort_render({"xs": [999 - i for i in range(8)], "ord": "descending"}, None)[0]
 longest = max(longest, len(common.encode_response(worst)))
 assert longest <= corpus.GEN_LENGTH["sorting"], (longest, corpus.GEN_LENGTH["sorting"])
-print(f"{len(responses)} ranked sorting responses checked; longest response {longest} tokens "
-      f"(canvas {corpus.GEN_LENGTH['sorting']})")
+corpus.SORTING_FORM = "passes"
+worst = corpus.sort_render({"xs": [999 - i for i in range(8)], "ord": "ascending"}, None)[0]
+longest_passes = max(len(common.encode_response(r)) for r in passes_responses + [worst])
+assert corpus.gen_length("sorting") > corpus.GEN_LENGTH["sorting"], "the passes form has a canvas of its own"
+assert longest_passes <= corpus.gen_length("sorting"), (longest_passes, corpus.gen_length("sorting"))
+corpus.SORTING_FORM = "columns"
+assert corpus.gen_length("sorting") == corpus.GEN_LENGTH["sorting"]
+print(f"{len(responses)} ranked and {len(passes_responses)} passes sorting responses checked; longest responses "
+      f"{longest} and {longest_passes} tokens (canvases {corpus.GEN_LENGTH['sorting']} and the passes form's)")

@@ -195,6 +195,11 @@ WORD_PROBLEM_FORM = "sentences"
 # ("037 (2), 048 (3), 023 (1)"): the sorted line's k-th number is then the copy labelled k, a lookup
 # by content, and the comparison of every pair moves into the labels, one token each. Ties take
 # their place in the list.
+# "passes": the copy line, then odd-even transposition sort written out, one line per pass
+# ("Pass 1: 048 037 076 023"): pass k compares the neighbours (0,1), (2,3), … when k is odd and
+# (1,2), (3,4), … when even, and n passes sort n numbers. Every digit then follows from two
+# numbers at fixed places in the line above (a comparison in columns, as the column arithmetic),
+# and no step looks a number up by its content. The answer line is the last pass, unpadded.
 SORTING_FORM = "plain"
 # How a letter count is written. "words": each word with its count of the letter ("bell (1)"); a
 # word is one token, so every (word, letter) count has to be memorised from the rows that ask it.
@@ -433,10 +438,26 @@ def sort_ranks(xs, descending):
     return ranks
 
 
+def transposition_passes(xs, descending):
+    """The list after each pass of odd-even transposition sort (len(xs) passes; the last is sorted)."""
+    cur, out = list(xs), []
+    for k in range(len(xs)):
+        for i in range(k % 2, len(cur) - 1, 2):
+            if (cur[i] < cur[i + 1]) if descending else (cur[i] > cur[i + 1]):
+                cur[i], cur[i + 1] = cur[i + 1], cur[i]
+        out.append(list(cur))
+    return out
+
+
 def sort_render(p, rng):
     descending = p["ord"] == "descending"
     ys = sorted(p["xs"], reverse=descending)
     ans = fmt_list(ys)
+    if SORTING_FORM == "passes":
+        padded = lambda row: " ".join(f"{x:03d}" for x in row)  # noqa: E731
+        lines = [f"The numbers are {padded(p['xs'])}."]
+        lines += [f"Pass {k + 1}: {padded(row)}" for k, row in enumerate(transposition_passes(p["xs"], descending))]
+        return "\n".join(lines) + f"\n#### {ans}", ans
     if SORTING_FORM in ("columns", "ranked"):
         labels = ([f" ({k})" for k in sort_ranks(p["xs"], descending)] if SORTING_FORM == "ranked"
                   else [""] * len(p["xs"]))
@@ -597,6 +618,17 @@ FAMILIES = {
 # family: >= the longest response of the family's short styles. Written to the eval jsonl.
 GEN_LENGTH = {"multiplication": 48, "running_sum": 64, "addition": 48, "addition4": 48, "subtraction": 48, "sorting": 160,
               "counting": 96, "word_problem": 192, "story": 96, "repeat": 64}
+# The passes sorting form writes a line per number: eight three-digit numbers take 390 tokens.
+SORTING_PASSES_GEN_LENGTH = 400
+
+
+def gen_length(family):
+    """The canvas of `family` in the forms set now (only the passes sorting form needs its own)."""
+    if family == "sorting" and SORTING_FORM == "passes":
+        return SORTING_PASSES_GEN_LENGTH
+    return GEN_LENGTH[family]
+
+
 SCORED = ["addition", "addition4", "subtraction", "word_problem", "sorting", "counting"]
 
 

@@ -108,7 +108,7 @@ def val_rows(per_family, seed=2024, families=None, split="val"):
         for _ in range(per_family):
             ex = corpus.make_example(fam, rng, split)
             rows.append({"family": fam, "prompt": ex["prompt"], "answer": ex["answer"],
-                         "gen_length": corpus.GEN_LENGTH[fam]})
+                         "gen_length": corpus.gen_length(fam)})
     return rows
 
 
@@ -136,7 +136,9 @@ def score(model, model_type, rows, per_family=0, gen=None, show=0, batch=64, fam
     # does not (left padding would move its positions), so its batches share a prompt length.
     groups = collections.defaultdict(list)
     for index, r in enumerate(rows):
-        g = gen or r.get("gen_length") or corpus.GEN_LENGTH[r["family"]]
+        g = gen or r.get("gen_length") or corpus.gen_length(r["family"])
+        if not gen and r["family"] == "sorting" and corpus.SORTING_FORM == "passes":
+            g = max(g, corpus.gen_length("sorting"))  # the eval files' canvas is the column form's
         ids = C.encode_prompt(r["prompt"])
         diffusion = model_type in DIFFUSION_TYPES
         groups[(g, 0 if diffusion else len(ids))].append((r, ids, index))
@@ -174,6 +176,8 @@ def main():
     ap.add_argument("--per-family", type=int, default=0)
     ap.add_argument("--families", default="")
     ap.add_argument("--gen", type=int, default=None)
+    ap.add_argument("--sorting-form", default=None, choices=["plain", "columns", "ranked", "passes"],
+                    help="the form the model writes sorted lists in: the passes form gets its own canvas")
     ap.add_argument("--show", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json", default=None, help="append the result as one JSON line to this file")
@@ -183,6 +187,8 @@ def main():
                     help="write every decoded row to this jsonl file, in the fields of dlmscope-cli eval --predictions")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    if a.sorting_form:
+        corpus.SORTING_FORM = a.sorting_form
     predictions = [] if a.predictions else None
     res, dt = run(a.model, a.split, a.per_family, a.gen, a.show, batch=a.batch,
                   families=[f for f in a.families.split(",") if f], device=a.device, predictions=predictions)

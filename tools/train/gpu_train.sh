@@ -32,7 +32,8 @@
 #    --eval-per-family rows each) with the PyTorch reference sampler (tools/train/eval_py.py; the
 #    C++ engine's eval is run where the models land), for the models trained here, and whether
 #    each copies a question's words into its answer (tools/train/copy_probe.py), and, for tiny-mdlm,
-#    whether it finds the number it has put in a sorted place (tools/train/sorting_lookup.py) and
+#    whether it finds the number it has put in a sorted place (tools/train/sorting_lookup.py; in the
+#    passes form, whether each pass compares neighbours right: tools/train/sorting_passes.py) and
 #    whether it compares a spelled letter with the asked one (tools/train/letter_compare.py);
 #    each row's decode goes into the result (predictions-<model>-<split>.jsonl), and eval.txt says
 #    where arithmetic, word problems and letter counts go wrong (tools/train/arithmetic_parts.py,
@@ -67,7 +68,7 @@ MDLM_T_POWER=0.5
 MDLM_FROM_AR=0
 MDLM_KIND=mdlm   # mdlm: tiny-mdlm (LLaDA family); dream: tiny-dream (Dream family)
 MIXTURE=""
-SORTING_FORM=columns  # ranked: each copied number labelled with its place (docs/models.md §4)
+SORTING_FORM=columns  # ranked: each copied number labelled with its place; passes: the sort written out (docs/models.md §4)
 COUNTING_FORM=spelled  # echoed / marked / starred: the asked letter written back, matches in capitals / starred (§4)
 MDLM_DIGIT_SUFFIX=0   # train.py --digit-suffix: the end of a decode, only digits hidden after the cut (§5)
 MDLM_SUFFIX_MASK=0.7  # train.py --suffix-mask: the share of sequences masked from a random cut on (§5)
@@ -239,7 +240,7 @@ TRAINED_MODELS=$( [ "$TRAIN_MDLM" = 1 ] && echo "$MDLM_NAME"; [ "$TRAIN_AR" = 1 
 for m in $TRAINED_MODELS; do
   for split in test heldout; do
     timeout 100 "$PY" "$ROOT/tools/train/eval_py.py" --model "$MODELS/$m" --split "$ROOT/resources/eval/$split.jsonl" \
-      --per-family "$EVAL_N" --device "$DEVICE" --batch 256 --predictions "$WORK/result/predictions-$m-$split.jsonl" \
+      --per-family "$EVAL_N" --device "$DEVICE" --batch 256 --sorting-form "$SORTING_FORM" --predictions "$WORK/result/predictions-$m-$split.jsonl" \
       >"$WORK/eval-$m-$split.txt" 2>&1 ||
       echo "!! eval of $m on $split did not finish" >>"$WORK/eval-$m-$split.txt" &
   done
@@ -252,7 +253,9 @@ done
 # Sorting's lookup and whether it compares letters at all (docs/models.md): an LLaDA-family MDLM
 # only (the probes read unshifted logits).
 if [ "$TRAIN_MDLM" = 1 ] && [ "$MDLM_KIND" = mdlm ]; then
-  { timeout 150 "$PY" "$ROOT/tools/train/sorting_lookup.py" --model "$MODELS/$MDLM_NAME" --n 20 >"$WORK/eval-$MDLM_NAME-sort.txt" 2>&1 ||
+  SORT_PROBE=sorting_lookup.py  # the column form's lookup; the passes form's comparison of neighbours
+  [ "$SORTING_FORM" = passes ] && SORT_PROBE=sorting_passes.py
+  { timeout 150 "$PY" "$ROOT/tools/train/$SORT_PROBE" --model "$MODELS/$MDLM_NAME" --n 20 >"$WORK/eval-$MDLM_NAME-sort.txt" 2>&1 ||
     echo "!! sorting lookup of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-sort.txt"; } &
   { timeout 150 "$PY" "$ROOT/tools/train/letter_compare.py" --model "$MODELS/$MDLM_NAME" --form "$COUNTING_FORM" \
     >"$WORK/eval-$MDLM_NAME-letters.txt" 2>&1 || echo "!! letter comparison of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-letters.txt"; } &

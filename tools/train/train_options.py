@@ -105,7 +105,7 @@ def parser():
     ap.add_argument("--anneal-steps", type=int, default=1000, help="wsd: length of the anneal in steps")
     ap.add_argument("--word-problem-form", default="sentences", choices=["sentences", "lines"],
                     help="how a word problem's arithmetic is written (corpus.WORD_PROBLEM_FORM)")
-    ap.add_argument("--sorting-form", default="plain", choices=["plain", "columns", "ranked"],
+    ap.add_argument("--sorting-form", default="plain", choices=["plain", "columns", "ranked", "passes"],
                     help="how a sorted list is written (corpus.SORTING_FORM)")
     ap.add_argument("--counting-form", default="words", choices=["words", *corpus.SPELLED_MARKS],
                     help="how a letter count is written (corpus.COUNTING_FORM)")
