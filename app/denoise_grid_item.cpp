@@ -174,6 +174,9 @@ void DenoiseGridItem::hoverLeaveEvent(QHoverEvent*) {
 }
 
 void DenoiseGridItem::mousePressEvent(QMouseEvent* e) {
+    // The keyboard leaves the prompt's text for the grid, which takes no keys itself: Space, ←
+    // and → then drive the run (the window's shortcuts) instead of typing into the prompt.
+    forceActiveFocus(Qt::MouseFocusReason);
     const int p = geo_.cellAt(e->position());
     if (p >= 0) {
         setSelectedPosition(p);

@@ -174,6 +174,30 @@ private Q_SLOTS:
         QTRY_VERIFY(!inspector->isVisible());
     }
 
+    // The keys drive the run once the grid is clicked, even straight after typing in the prompt:
+    // the click takes the keyboard from the prompt's text (Space and the arrows typed into it).
+    void keysDriveTheRunAfterClickingTheGrid() {
+        auto* prompt = find("promptEdit");
+        QVERIFY(prompt);
+        click(prompt);
+        QTRY_VERIFY(prompt->hasActiveFocus());
+        const QString text = c_->config()->prompt();
+        auto* grid = find<DenoiseGridItem>("denoiseGrid");
+        QTest::mouseClick(win_, Qt::LeftButton, {}, grid->mapToScene(grid->cellRect(5).center()).toPoint());
+        QTRY_VERIFY(!prompt->hasActiveFocus());
+        const int step = c_->runs()->run()->viewStep();
+        QVERIFY(step > 0);
+        QTest::keyClick(win_, Qt::Key_Left);
+        QTRY_COMPARE(c_->runs()->run()->viewStep(), step - 1);
+        QTest::keyClick(win_, Qt::Key_Space);
+        QTRY_VERIFY(c_->runs()->replaying());
+        QTest::keyClick(win_, Qt::Key_Space);
+        QTRY_VERIFY(!c_->runs()->replaying());
+        QCOMPARE(c_->config()->prompt(), text);
+        QTest::keyClick(win_, Qt::Key_Escape);
+        QTRY_VERIFY(!find("inspector")->isVisible());
+    }
+
     void compareFromTheToolbar() {
         clickNamed("compareButton");
         QTRY_VERIFY_WITH_TIMEOUT(c_->runs()->compareMode(), 5000);
