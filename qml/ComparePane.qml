@@ -59,6 +59,7 @@ ColumnLayout {
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.run
             answerLines: 2
+            emptyText: ""  // the captions say what each side waits for
             caption: qsTr("A · ") + (App.runs.run.hasRun ? App.runs.run.strategyLabel : "")
             selectedPosition: pane.selectedOnB ? -1 : pane.selectedPosition
             onPositionClicked: (p) => pane.positionClicked(p, false)
@@ -69,6 +70,7 @@ ColumnLayout {
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.compareRun
             answerLines: 2
+            emptyText: ""
             caption: qsTr("B · ") + (App.runs.compareRun.hasRun ? App.runs.compareRun.strategyLabel : (App.runs.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
             selectedPosition: pane.selectedOnB ? pane.selectedPosition : -1
             onPositionClicked: (p) => pane.positionClicked(p, true)

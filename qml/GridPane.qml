@@ -12,11 +12,24 @@ Rectangle {
     property string caption: ""
     // Lines of the answer shown before it scrolls (compare mode shows both answers whole below).
     property int answerLines: 8
+    // What the empty pane says before its first run (a new user's first sight of the grid).
+    property string emptyText: qsTr("No run yet. Run (Ctrl+R) decodes the prompt and shows every step here; Open trace… replays a saved run.")
     signal positionClicked(int pos)
     color: Theme.panel
     radius: Theme.radius
     border.color: Theme.border
 
+    Text {
+        objectName: "emptyGridText"
+        visible: pane.emptyText !== "" && !(pane.run && pane.run.hasRun)
+        anchors.centerIn: parent
+        width: Math.min(pane.width - 40, 420)
+        text: pane.emptyText
+        color: Theme.dim
+        font.pixelSize: Theme.body
+        wrapMode: Text.Wrap
+        horizontalAlignment: Text.AlignHCenter
+    }
     ColumnLayout {
         anchors.fill: parent
         anchors.margins: Theme.spacing

@@ -28,6 +28,19 @@ TestCase {
         compare(clicks.signalArguments[0][0], 5)
         compare(grid.selectedPosition, 5)
     }
+    // Before its first run the pane says what fills it; a compare pane's captions say that instead.
+    function test_anEmptyPaneSaysHowToFillIt() {
+        const pane = createTemporaryObject(comp, host.contentItem, {run: null})
+        const hint = findChild(pane, "emptyGridText")
+        verify(hint.visible)
+        verify(hint.text.indexOf("Ctrl+R") >= 0, hint.text)
+        const inside = hint.mapToItem(pane, 0, 0)
+        verify(inside.x >= 0 && inside.x + hint.width <= pane.width && inside.y > 0 && inside.y + hint.height < pane.height)
+        pane.run = App.runs.run
+        verify(!hint.visible)
+        const compared = createTemporaryObject(comp, host.contentItem, {run: null, emptyText: ""})
+        verify(!findChild(compared, "emptyGridText").visible)
+    }
     // A compare pane is narrow and its caption long: the step label keeps its place at the right
     // edge, inside the pane, and the caption elides before it, never under it; also when the
     // caption grows after the first layout (a compare run's title arrives with its first step).
