@@ -59,6 +59,16 @@ ChartView {
     SeriesFeeder { id: f1; stats: chart.roles.length > 1 ? chart.stats : null; series: s1; role: chart.roles.length > 1 ? chart.roles[1].role : ""; scale: chart.roles.length > 1 ? (chart.roles[1].scale || 1) : 1 }
     SeriesFeeder { id: fB; stats: chart.statsB; series: sB; role: chart.roles.length > 0 ? chart.roles[0].role : ""; scale: chart.roles.length > 0 ? (chart.roles[0].scale || 1) : 1 }
     property alias points: f0.points
+    // An empty plot says so, as the heatmap does, rather than show bare axes.
+    Text {
+        objectName: "noStepsText"
+        visible: chart.points === 0
+        x: chart.plotArea.x + (chart.plotArea.width - width) / 2
+        y: chart.plotArea.y + (chart.plotArea.height - height) / 2
+        text: qsTr("no steps yet")
+        color: Theme.dim
+        font.pixelSize: Theme.small
+    }
     // The shown step (scrubber position), drawn over the plot area.
     Rectangle {
         visible: chart.viewStep >= 0 && chart.planned > 1

@@ -51,6 +51,14 @@ TestCase {
         chart.seriesA.append(2, 0.7)
         verify(!chart.seriesA.pointsVisible)
     }
+    // A chart with no steps says so; one with steps does not.
+    Window { id: host; visible: true; width: 800; height: 700 }
+    function test_anEmptyChartSaysSo() {
+        const empty = createTemporaryObject(card, host.contentItem)
+        verify(findChild(empty, "noStepsText").visible)
+        const panel = createTemporaryObject(comp, host.contentItem)
+        verify(!findChild(findChild(panel, "flopsChart"), "noStepsText").visible)
+    }
     function test_overlaysRunB() {
         const panel = createTemporaryObject(comp, this, {runB: App.runs.compareRun})
         const chart = findChild(panel, "tpsChart")
