@@ -60,8 +60,10 @@ public:
         Q_EMIT runFailed(runId, tr("this engine holds one model only"));
     }
     // A dlmscope server (ws:// or wss:// URL): connect, present the token, list its models.
-    // Answers serverConnected or serverFailed. An engine that cannot reach servers says so.
-    virtual void connectServer(quint64 ticket, const QString& url, const QString& token) {
+    // certificate: a PEM file whose certificate wss:// trusts as the server's (a self-signed one),
+    // or empty for the system's trust. Answers serverConnected or serverFailed. An engine that
+    // cannot reach servers says so.
+    virtual void connectServer(quint64 ticket, const QString& url, const QString& token, const QString& certificate) {
         Q_EMIT serverFailed(ticket, tr("this engine decodes locally; it does not connect to servers"));
     }
 

@@ -28,6 +28,7 @@ ModelHost::ModelHost(DecodeEngine* engine, bool persist, bool restore, QObject* 
         server_host_ = q.value("server/host", server_host_).toString();
         server_port_ = q.value("server/port", server_port_).toInt();
         server_tls_ = q.value("server/tls", server_tls_).toBool();
+        server_certificate_ = q.value("server/certificate").toString();
     }
     connect(engine_, &DecodeEngine::modelLoaded, this, &ModelHost::onLoaded);
     connect(engine_, &DecodeEngine::modelLoadFailed, this, &ModelHost::onLoadFailed);
@@ -90,10 +91,11 @@ QString ModelHost::describe(const QString& location) {
     return tr("%1 on %2://%3:%4").arg(url.path().section('/', -1), url.scheme(), url.host()).arg(url.port());
 }
 
-void ModelHost::connectServer(const QString& host, int port, const QString& token, bool tls) {
+void ModelHost::connectServer(const QString& host, int port, const QString& token, bool tls, const QString& certificate) {
     server_host_ = host.trimmed();
     server_port_ = port;
     server_tls_ = tls;
+    server_certificate_ = localPath(certificate.trimmed());
     connecting_ = true;
     server_error_.clear();
     server_models_.clear();
@@ -106,9 +108,10 @@ void ModelHost::connectServer(const QString& host, int port, const QString& toke
         q.setValue("server/host", server_host_);
         q.setValue("server/port", server_port_);
         q.setValue("server/tls", server_tls_);
+        q.setValue("server/certificate", server_certificate_);
     }
     Q_EMIT statusMessage(tr("Connecting to %1…").arg(url));
-    engine_->connectServer(++server_ticket_, url, token);
+    engine_->connectServer(++server_ticket_, url, token, tls ? server_certificate_ : QString());
 }
 
 void ModelHost::loadFromServer(const QString& name) {

@@ -39,6 +39,8 @@ class ModelHost : public QObject {
     Q_PROPERTY(QString serverHost READ serverHost NOTIFY serverChanged)
     Q_PROPERTY(int serverPort READ serverPort NOTIFY serverChanged)
     Q_PROPERTY(bool serverTls READ serverTls NOTIFY serverChanged)
+    // A PEM file trusted as the server's certificate over wss:// ("" : the system's trust).
+    Q_PROPERTY(QString serverCertificate READ serverCertificate NOTIFY serverChanged)
     Q_PROPERTY(bool connecting READ connecting NOTIFY serverChanged)
     Q_PROPERTY(QString serverUrl READ serverUrl NOTIFY serverChanged)
     Q_PROPERTY(QStringList serverModels READ serverModels NOTIFY serverChanged)
@@ -86,6 +88,7 @@ public:
     QString serverHost() const { return server_host_; }
     int serverPort() const { return server_port_; }
     bool serverTls() const { return server_tls_; }
+    QString serverCertificate() const { return server_certificate_; }
     bool connecting() const { return connecting_; }
     QString serverUrl() const { return server_url_; }
     QStringList serverModels() const { return server_models_; }
@@ -99,7 +102,8 @@ public:
 
     // A folder (path or file:// URL) or a server's model (ws[s]://host:port/<name>).
     Q_INVOKABLE void load(const QString& dirOrUrl);
-    Q_INVOKABLE void connectServer(const QString& host, int port, const QString& token, bool tls);
+    Q_INVOKABLE void connectServer(const QString& host, int port, const QString& token, bool tls,
+                                   const QString& certificate = {});
     Q_INVOKABLE void loadFromServer(const QString& name);
     Q_INVOKABLE void reconnect();
     // Keeps the model that was loaded before; a backend switch cannot be cancelled.
@@ -137,6 +141,7 @@ private:
     QString server_host_ = QStringLiteral("127.0.0.1");
     int server_port_ = 8765;
     bool server_tls_ = false, connecting_ = false;
+    QString server_certificate_;
     QString server_url_, server_error_;
     QStringList server_models_;
     QStringList server_model_details_;

@@ -29,6 +29,18 @@ RemoteDecodeEngine::RemoteDecodeEngine(QObject* parent) : DecodeEngine(parent) {
         reached_ = true;
         socket_.sendTextMessage(QString::fromStdString(json{{"v", 1}, {"type", "hello"}, {"token", token_.toStdString()}}.dump()));
     });
+    connect(&socket_, &QWebSocket::sslErrors, this, [this](const QList<QSslError>& errors) {
+        // A certificate the user chose to trust is the server's, self-signed or naming another
+        // host than the one dialled (an address, a tunnel): every error must be about it.
+        bool trusted = !trusted_.isEmpty();
+        QStringList why;
+        for (const QSslError& e : errors) {
+            trusted = trusted && trusted_.contains(e.certificate());
+            why << e.errorString();
+        }
+        if (trusted) return socket_.ignoreSslErrors();
+        untrusted_why_ = why.join(QStringLiteral("; "));
+    });
     connect(&socket_, &QWebSocket::textMessageReceived, this, [this](const QString& text) { reader_.post(connection_, text); });
     connect(&socket_, &QWebSocket::disconnected, this, [this] { reader_.postClosed(connection_); });
     reader_.moveToThread(&reader_thread_);
@@ -53,16 +65,25 @@ void RemoteDecodeEngine::open(const QUrl& server, const QString& token) {
     if (!token.isNull()) token_ = token;
     greeted_ = false;
     reached_ = false;
+    untrusted_why_.clear();
     models_.clear();
     model_.clear();
     outbox_.clear();
     socket_.open(server_);
 }
 
-void RemoteDecodeEngine::connectServer(quint64 ticket, const QString& url, const QString& token) {
+void RemoteDecodeEngine::connectServer(quint64 ticket, const QString& url, const QString& token, const QString& certificate) {
     const QUrl u(url);
     if (!u.isValid() || !isServerModel(url) || u.host().isEmpty())
         return Q_EMIT serverFailed(ticket, tr("'%1' is not a server address (ws://host:port or wss://host:port)").arg(url));
+    QList<QSslCertificate> trusted;
+    if (!certificate.isEmpty()) {
+        trusted = QSslCertificate::fromPath(certificate, QSsl::Pem);
+        if (trusted.isEmpty())
+            return Q_EMIT serverFailed(ticket, tr("%1 holds no PEM certificate (the server's --tls-cert file is one)").arg(certificate));
+    }
+    if (trusted != trusted_) socket_.abort();  // a connection made under the old trust is not kept
+    trusted_ = trusted;
     connect_ticket_ = ticket;
     open(serverOf(u), token);
     if (greeted_) {
@@ -233,8 +254,11 @@ void RemoteDecodeEngine::onClosed() {
     if (why.isEmpty()) why = socket_.errorString();
     // A socket that never opened did not lose anything: nothing answered at that address.
     const QString error = reached_ ? tr("lost the connection to %1: %2").arg(server_.toString(), why)
-                                   : tr("could not connect to %1: %2 (is dlmscope-server running there, "
-                                        "and the host, port and TLS setting its own?)").arg(server_.toString(), why);
+                        : !untrusted_why_.isEmpty()
+                            ? tr("could not connect to %1: its certificate is not trusted (%2). To trust a server's own "
+                                 "certificate, choose its --tls-cert file under Certificate in Connect.").arg(server_.toString(), untrusted_why_)
+                            : tr("could not connect to %1: %2 (is dlmscope-server running there, "
+                                 "and the host, port and TLS setting its own?)").arg(server_.toString(), why);
     greeted_ = false;
     outbox_.clear();
     failPending(error);

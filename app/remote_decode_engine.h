@@ -7,6 +7,8 @@
 // tells the app the model is gone.
 #include <deque>
 
+#include <QList>
+#include <QSslCertificate>
 #include <QThread>
 #include <QUrl>
 #include <QWebSocket>
@@ -21,7 +23,7 @@ public:
     explicit RemoteDecodeEngine(QObject* parent = nullptr);
     ~RemoteDecodeEngine() override;
 
-    void connectServer(quint64 ticket, const QString& url, const QString& token) override;
+    void connectServer(quint64 ticket, const QString& url, const QString& token, const QString& certificate) override;
     void loadModel(quint64 ticket, const QString& location, const QString& backend) override;
     void cancelLoad(quint64 ticket) override;
     void switchBackend(quint64 ticket, const QString& backend) override;
@@ -50,6 +52,10 @@ private:
     quint64 connection_ = 0;      // counts connections: messages of an older one are dropped
     QUrl server_;          // ws[s]://host:port of the connection
     QString token_;
+    // The certificates trusted as the server's whatever their name or issuer (Connect's
+    // Certificate), and why the last handshake failed when no trusted one was shown.
+    QList<QSslCertificate> trusted_;
+    QString untrusted_why_;
     bool greeted_ = false;
     bool reached_ = false;  // the socket opened (else a close means nothing answered)
     std::deque<std::string> outbox_;  // sent once the server has welcomed us

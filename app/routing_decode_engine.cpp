@@ -31,8 +31,8 @@ void RoutingDecodeEngine::announceOther() {
     Q_EMIT otherModelChanged(held_.value(other()));
 }
 
-void RoutingDecodeEngine::connectServer(quint64 ticket, const QString& url, const QString& token) {
-    remote_.connectServer(ticket, url, token);
+void RoutingDecodeEngine::connectServer(quint64 ticket, const QString& url, const QString& token, const QString& certificate) {
+    remote_.connectServer(ticket, url, token, certificate);
 }
 
 void RoutingDecodeEngine::loadModel(quint64 ticket, const QString& location, const QString& backend) {

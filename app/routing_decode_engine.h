@@ -15,7 +15,7 @@ class RoutingDecodeEngine : public DecodeEngine {
 public:
     explicit RoutingDecodeEngine(QObject* parent = nullptr);
 
-    void connectServer(quint64 ticket, const QString& url, const QString& token) override;
+    void connectServer(quint64 ticket, const QString& url, const QString& token, const QString& certificate) override;
     void loadModel(quint64 ticket, const QString& location, const QString& backend) override;
     void cancelLoad(quint64 ticket) override;
     void switchBackend(quint64 ticket, const QString& backend) override;

@@ -1,5 +1,6 @@
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import Dlmscope
 
@@ -19,6 +20,7 @@ Dialog {
         hostField.text = App.model.serverHost
         portField.value = App.model.serverPort
         tlsCheck.checked = App.model.serverTls
+        certField.text = App.model.serverCertificate
     }
     Connections {
         target: App.model
@@ -57,13 +59,34 @@ Dialog {
                 Layout.fillWidth: true
             }
             Item { width: 1; height: 1 }
-            CheckBox { id: tlsCheck; text: qsTr("TLS (wss://)") }
+            CheckBox { id: tlsCheck; objectName: "serverTls"; text: qsTr("TLS (wss://)") }
+            // A server with its own (self-signed) certificate: trust that certificate, whatever
+            // host name it carries. Empty: the system's certificate authorities decide.
+            Label { text: qsTr("Certificate"); color: Theme.dim; enabled: tlsCheck.checked }
+            RowLayout {
+                Layout.fillWidth: true
+                enabled: tlsCheck.checked
+                TextField {
+                    id: certField
+                    objectName: "serverCertificate"
+                    placeholderText: qsTr("the server's --tls-cert file, if self-signed")
+                    selectByMouse: true
+                    Layout.fillWidth: true
+                }
+                Button { text: qsTr("Browse…"); onClicked: certDialog.open() }
+            }
+        }
+        FileDialog {
+            id: certDialog
+            title: qsTr("The server's certificate (PEM)")
+            nameFilters: [qsTr("PEM certificates (*.pem *.crt *.cert)"), qsTr("All files (*)")]
+            onAccepted: certField.text = App.toLocalPath(selectedFile)
         }
         Button {
             objectName: "serverConnect"
             text: App.model.connecting ? qsTr("Connecting…") : qsTr("Connect")
             enabled: !App.model.connecting && hostField.text.trim() !== ""
-            onClicked: App.model.connectServer(hostField.text, portField.value, tokenField.text, tlsCheck.checked)
+            onClicked: App.model.connectServer(hostField.text, portField.value, tokenField.text, tlsCheck.checked, certField.text)
         }
         Label {
             objectName: "serverError"

@@ -19,6 +19,7 @@
 #include "canvas_model.h"
 #include "cell_style.h"
 #include "decode_server.h"
+#include "server_options.h"
 #include "denoise_grid_item.h"
 
 Q_IMPORT_QML_PLUGIN(DlmscopePlugin)
@@ -64,13 +65,14 @@ struct Window {
 };
 
 // A dlmscope server in this process, on a free loopback port, serving the embedded model.
-std::unique_ptr<DecodeServer> startServer(const QString& token = {}) {
+std::unique_ptr<DecodeServer> startServer(const QString& token = {}, const ServerSecurity* tls = nullptr) {
     dlm::LoadOptions o;
     o.backend = dlm::BackendKind::Cpu;
     o.diffusion_only = true;
     std::vector<dlm::LoadedModel> models;
     models.push_back(dlm::load_model(modelDir().toStdString(), o));
-    auto s = std::make_unique<DecodeServer>(std::move(models), dlm::serve::ServeLimits{}, ServerSecurity{token, false, {}});
+    auto s = std::make_unique<DecodeServer>(std::move(models), dlm::serve::ServeLimits{},
+                                            tls ? *tls : ServerSecurity{token, false, {}});
     s->listen(QStringLiteral("127.0.0.1"), 0);
     return s;
 }
@@ -959,6 +961,37 @@ private Q_SLOTS:
         QVERIFY(app.c.model()->serverModels().isEmpty());
         app.c.model()->connectServer("127.0.0.1", server->port(), QStringLiteral("a-token-of-some-length"), false);
         QTRY_COMPARE_WITH_TIMEOUT(app.c.model()->serverModels(), QStringList{"tiny-mdlm"}, 10000);
+    }
+
+    // A server with its own self-signed certificate, made for another host name than the one
+    // dialled: refused with the reason and the way out, then trusted once its certificate is
+    // given, and a run decodes over wss://.
+    void aSelfSignedServerIsTrustedByItsCertificate() {
+        QTemporaryDir dir;
+        const QString cert = dir.filePath("cert.pem"), key = dir.filePath("key.pem");
+        const int rc = QProcess::execute("openssl", {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out",
+                                                     cert, "-days", "1", "-subj", "/CN=gpu-box"});
+        if (rc != 0) QSKIP("openssl could not make a test certificate (tools/dev.sh deps installs openssl)");
+        const ServerOptions o = parseServerOptions({"dlmscope-server", "--model", modelDir(), "--tls-cert", cert, "--tls-key", key});
+        QVERIFY2(o.error.isEmpty(), qPrintable(o.error));
+        auto server = startServer({}, &o.security);
+        AppUnderTest app;
+        ModelHost* m = app.c.model();
+        m->connectServer("127.0.0.1", server->port(), QString(), true);
+        QTRY_VERIFY_WITH_TIMEOUT(!m->connecting(), 10000);
+        QVERIFY2(m->serverError().contains("not trusted") && m->serverError().contains("Certificate"), qPrintable(m->serverError()));
+        QVERIFY(m->serverModels().isEmpty());
+        m->connectServer("127.0.0.1", server->port(), QString(), true, key);  // a key is no certificate
+        QTRY_VERIFY_WITH_TIMEOUT(!m->connecting(), 10000);
+        QVERIFY2(m->serverError().contains("no PEM certificate"), qPrintable(m->serverError()));
+        m->connectServer("127.0.0.1", server->port(), QString(), true, cert);
+        QTRY_COMPARE_WITH_TIMEOUT(m->serverModels(), QStringList{"tiny-mdlm"}, 10000);
+        QCOMPARE(m->serverCertificate(), cert);
+        m->loadFromServer(QStringLiteral("tiny-mdlm"));
+        QTRY_VERIFY_WITH_TIMEOUT(m->loaded() && m->remote(), 10000);
+        QVERIFY2(m->dir().startsWith("wss://"), qPrintable(m->dir()));
+        QVERIFY2(decode(app.c, {{"gen_length", "16"}, {"steps", "16"}, {"block_length", "16"}}), qPrintable(app.c.errorString()));
+        QVERIFY2(app.c.runs()->run()->complete() && app.c.errorString().isEmpty(), qPrintable(app.c.errorString()));
     }
 };
 
