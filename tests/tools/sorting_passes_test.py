@@ -53,6 +53,9 @@ for knows in (True, False):
     g = s.probe(model, 1, 0)
     expect = passes if knows else 0
     assert (g["passes"], g["passes_right"], g["rows_every_pass"], g["whole"]) == (passes, expect, int(knows), int(knows)), g
+    numbers = sum(len(s.numbers_of(d)) for d in s.pass_digits(resp))
+    assert numbers == passes * len(s.pass_digits(resp)[0]) // 3 and g["numbers"] == numbers, (numbers, g)
+    assert g["numbers_right"] == (numbers if knows else 0), g
 print(f"ok: the passes of {rows} passes-form responses found where the corpus writes them; an oracle gets "
       f"every pass of a {passes}-pass row right and a model that knows nothing none")
 '''

@@ -51,6 +51,17 @@ def pass_digits(resp_ids):
     return out
 
 
+def numbers_of(digits):
+    """Digit positions grouped into numbers (runs of consecutive positions)."""
+    out = []
+    for k in digits:
+        if out and k == out[-1][-1] + 1:
+            out[-1].append(k)
+        else:
+            out.append([k])
+    return out
+
+
 def fill_only(model, ids, decode, hidden):
     """Low-confidence decoding of the `decode` positions, one per step, T = 0, while the `hidden`
     positions stay masked as context."""
@@ -76,7 +87,7 @@ def validation_sortings(seed):
 
 
 def probe(model, n, seed, whole=True):
-    got = {"rows": 0, "passes": 0, "passes_right": 0, "rows_every_pass": 0, "whole": 0}
+    got = {"rows": 0, "passes": 0, "passes_right": 0, "numbers": 0, "numbers_right": 0, "rows_every_pass": 0, "whole": 0}
     for prompt, resp in validation_sortings(seed):
         if got["rows"] >= n:
             break
@@ -87,6 +98,9 @@ def probe(model, n, seed, whole=True):
             after = [p + k for k in range(digits[-1] + 1, len(resp))]
             out = fill_only(model, ids, [p + k for k in digits], after)
             right = all(out[p + k] == ids[p + k] for k in digits)
+            for number in numbers_of(digits):
+                got["numbers"] += 1
+                got["numbers_right"] += all(out[p + k] == ids[p + k] for k in number)
             got["passes"] += 1
             got["passes_right"] += right
             every &= right
@@ -109,7 +123,8 @@ def main():
     model = load_llada_for_probe(a.model, "sorting_passes.py")
     g = probe(model, a.n, a.seed, not a.no_whole)
     whole = "" if a.no_whole else f"; decoded whole from the copy line, {g['whole']} answer lines right"
-    print(f"{a.model}: {g['passes_right']} of {g['passes']} passes right with the lines above written; "
+    print(f"{a.model}: {g['passes_right']} of {g['passes']} passes right with the lines above written "
+          f"({g['numbers_right']} of {g['numbers']} numbers); "
           f"{g['rows_every_pass']} of {g['rows']} rows with every pass right{whole}")
 
 
