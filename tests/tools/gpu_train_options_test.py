@@ -7,7 +7,8 @@ family, a weight below 0 or no number, all weights 0, a minutes value that is no
 and 0 minutes for both models (nothing to train). A run of 0 minutes is not started (train.py would
 read 0 as "no time limit"): --mdlm-minutes 0 trains the guider alone, as --ar-minutes 0 the MDLM.
 --mdlm-init (a second phase from an earlier export) needs an exported folder and continues tiny-mdlm
-only."""
+only. --mdlm-first (both phases in one command) has its options checked as the first phase runs
+them, a share strictly between 0 and 1, and tiny-mdlm to train."""
 import os
 import subprocess
 import sys
@@ -32,7 +33,12 @@ for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--suffix-mask is a share of s
                    "--decode-order-mask is a share of sequences: use a value from 0 to 1"),
                   (["--mdlm-init", "/nonexistent"], "--mdlm-init: /nonexistent has no config.json"),
                   (["--mdlm-init", os.path.join(source, "resources", "models", "tiny-mdlm"), "--fresh"],
-                   "--mdlm-init continues tiny-mdlm")):
+                   "--mdlm-init continues tiny-mdlm"),
+                  (["--mdlm-first", "--family-weights countin=1"], "--family-weights: unknown family 'countin'"),
+                  (["--mdlm-first", "--lr 1e-3", "--mdlm-first-share", "1"], "--mdlm-first-share is the first phase's share"),
+                  (["--mdlm-first", "--lr 1e-3", "--mdlm-first-share", "x"], "--mdlm-first-share is the first phase's share"),
+                  (["--mdlm-first", "--lr 1e-3", "--mdlm-dream"], "--mdlm-first is a first phase of tiny-mdlm"),
+                  (["--mdlm-first", "--lr 1e-3", "--mdlm-minutes", "0"], "--mdlm-first is a first phase of tiny-mdlm")):
     with tempfile.TemporaryDirectory() as out:
         r = subprocess.run(["bash", script, out] + bad, capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and says in r.stderr and "nothing was started" in r.stderr, \
@@ -48,6 +54,12 @@ with tempfile.TemporaryDirectory() as out:
 with tempfile.TemporaryDirectory() as out:
     r = subprocess.run(["bash", script, out, "--mdlm-init", os.path.join(source, "resources", "models", "tiny-mdlm"),
                         "--ar-minutes", "0", "--device", "nodevice"], capture_output=True, text=True, timeout=120)
+    assert "refused" not in r.stderr and "nothing" not in r.stderr and r.returncode == 1, (r.returncode, r.stderr)
+# Both phases in one command get there too.
+with tempfile.TemporaryDirectory() as out:
+    r = subprocess.run(["bash", script, out, "--mdlm-first", "--family-weights counting=1 --lr 1e-3 --t-power 2",
+                        "--mdlm-first-share", "0.15", "--counting-form", "marked", "--device", "nodevice"],
+                       capture_output=True, text=True, timeout=120)
     assert "refused" not in r.stderr and "nothing" not in r.stderr and r.returncode == 1, (r.returncode, r.stderr)
 # Either model alone is accepted too.
 for alone in (["--mdlm-minutes", "0"], ["--ar-minutes", "0"]):

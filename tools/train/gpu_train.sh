@@ -11,7 +11,7 @@
 #                                         [--sorting-form FORM] [--counting-form FORM]  (train.py's forms)
 #                                         [--mdlm-digit-suffix 0.3]
 #                                         [--mdlm-suffix-mask 0.7] [--mdlm-decode-order-mask 0]
-#                                         [--mdlm-init DIR]
+#                                         [--mdlm-init DIR] [--mdlm-first 'train.py options' [--mdlm-first-share 0.2]]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
@@ -21,6 +21,10 @@
 #    the shipped MDLM and trains the guider alone; --fresh starts from random
 #    weights instead; --mdlm-init DIR continues tiny-mdlm from another export (an earlier call's
 #    models/tiny-mdlm, named by its work-dir.txt: the second phase of a two-phase run);
+#    --mdlm-first 'OPTIONS' runs the two phases in this one command: the MDLM first trains with
+#    train.py's OPTIONS added to its own (space-separated, e.g. '--family-weights counting=1
+#    --lr 1e-3') for --mdlm-first-share of --mdlm-minutes, then continues from that export with
+#    its own options for the rest (a curriculum; the guider trains beside both phases);
 #    --mdlm-from-ar starts the MDLM from the shipped guider's weights instead
 #    (tools/train/adapt.py: size "adapted", the guider's shape); --mdlm-dream trains the Dream-family
 #    MDLM tiny-dream instead of tiny-mdlm (the guider's network read bidirectionally, shifted
@@ -74,6 +78,8 @@ MDLM_DIGIT_SUFFIX=0   # train.py --digit-suffix: the end of a decode, only digit
 MDLM_SUFFIX_MASK=0.7  # train.py --suffix-mask: the share of sequences masked from a random cut on (§5)
 MDLM_DECODE_ORDER=0   # train.py --decode-order-mask: the share masked in the model's own decode order (§5)
 MDLM_INIT=""          # an export to continue tiny-mdlm from instead of the shipped weights
+MDLM_FIRST=""         # train.py options of a first MDLM phase (a curriculum), added to the run's own
+MDLM_FIRST_SHARE=0.2  # the first phase's share of --mdlm-minutes
 while [ $# -gt 0 ]; do
   case "$1" in
     -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
@@ -98,7 +104,9 @@ while [ $# -gt 0 ]; do
     --mdlm-digit-suffix) MDLM_DIGIT_SUFFIX="$2"; shift 2 ;;  # train.py --digit-suffix of the MDLM
     --mdlm-suffix-mask) MDLM_SUFFIX_MASK="$2"; shift 2 ;;  # train.py --suffix-mask of the MDLM
     --mdlm-decode-order-mask) MDLM_DECODE_ORDER="$2"; shift 2 ;;
-    --mdlm-init) MDLM_INIT="$2"; shift 2 ;;  # continue tiny-mdlm from this export (a second phase)  # train.py --decode-order-mask of the MDLM
+    --mdlm-init) MDLM_INIT="$2"; shift 2 ;;  # continue tiny-mdlm from this export (a second phase)
+    --mdlm-first) MDLM_FIRST="$2"; shift 2 ;;  # a first phase's train.py options, in one argument
+    --mdlm-first-share) MDLM_FIRST_SHARE="$2"; shift 2 ;;
     -*) echo "gpu_train.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     *) OUT="$1"; shift ;;
   esac
@@ -123,6 +131,12 @@ if [ -n "$MDLM_INIT" ]; then
     [ -f "$MDLM_INIT/$f" ] ||
       { echo "gpu_train.sh: --mdlm-init: $MDLM_INIT has no $f (it takes an exported model folder); nothing was started" >&2; exit 2; }
   done
+fi
+if [ -n "$MDLM_FIRST" ]; then
+  [ "$MDLM_KIND" = mdlm ] && awk -v m="$MDLM_MIN" 'BEGIN { exit !(m == m + 0 && m > 0) }' ||
+    { echo "gpu_train.sh: --mdlm-first is a first phase of tiny-mdlm's training (not with --mdlm-dream or --mdlm-minutes 0); nothing was started" >&2; exit 2; }
+  awk -v s="$MDLM_FIRST_SHARE" 'BEGIN { exit !(s == s + 0 && s > 0 && s < 1) }' ||
+    { echo "gpu_train.sh: --mdlm-first-share is the first phase's share of --mdlm-minutes, above 0 and below 1, not '$MDLM_FIRST_SHARE'; nothing was started" >&2; exit 2; }
 fi
 PY="${PYTHON:-python3}"
 
@@ -163,7 +177,11 @@ AR_OPTS=(--model ar --size base --device "$DEVICE" --batch "$BATCH" --lr "$AR_LR
 # train.py's own rules, checked here (train_options.py needs no PyTorch) rather than by train.py
 # minutes into a lease, once the other run has started beside it.
 command -v "$PY" >/dev/null || { echo "gpu_train.sh: no Python '$PY' (PYTHON names the one with PyTorch)" >&2; exit 1; }
-for run in MDLM AR; do
+read -r -a MDLM_FIRST_OPTS <<<"$MDLM_FIRST"
+MDLM_FIRST_OPTS=("${MDLM_OPTS[@]}" "${MDLM_FIRST_OPTS[@]}")
+RUNS="MDLM AR"
+[ -n "$MDLM_FIRST" ] && RUNS="MDLM_FIRST $RUNS"
+for run in $RUNS; do
   opts="${run}_OPTS[@]"
   why=$("$PY" "$ROOT/tools/train/train_options.py" "${!opts}" 2>&1 >/dev/null) ||
     { { grep 'error:' <<<"$why" || echo "$why"; } >&2  # argparse's error line, without train.py's usage
@@ -212,9 +230,31 @@ init_mdlm() {
   elif [ "$MDLM_SIZE" = "$SHIPPED_MDLM_SIZE" ]; then init tiny-mdlm; fi
 }
 
+train_mdlm() {
+  local minutes="$MDLM_MIN" start
+  start=$(init_mdlm)
+  : >"$OUT/train-mdlm.log"
+  if [ -n "$MDLM_FIRST" ]; then
+    # The first phase, then the run's own options from its export, whatever the first started from.
+    local first
+    first=$(awk -v m="$MDLM_MIN" -v s="$MDLM_FIRST_SHARE" 'BEGIN { printf "%.2f", m * s }')
+    minutes=$(awk -v m="$MDLM_MIN" -v f="$first" 'BEGIN { printf "%.2f", m - f }')
+    echo "first phase: $first min with ${MDLM_FIRST} (train-mdlm-first.log); then $minutes min" >>"$OUT/train-mdlm.log"
+    "$PY" "$ROOT/tools/train/train.py" "${MDLM_FIRST_OPTS[@]}" --minutes "$first" --size "$MDLM_SIZE" $start \
+      --work "$WORK/mdlm-first" --out "$WORK/mdlm-first/export" --plot "$PLOTS/loss-$MDLM_NAME-first.png" \
+      >"$OUT/train-mdlm-first.log" 2>&1 ||
+      { echo "the first phase failed: train-mdlm-first.log"; tail -20 "$OUT/train-mdlm-first.log"; } >>"$OUT/train-mdlm.log" ||
+      return 1
+    [ -f "$WORK/mdlm-first/export/model.safetensors" ] || return 1
+    rm -rf "$MODELS/tiny-mdlm"
+    cp -r "$WORK/mdlm-first/export" "$MODELS/tiny-mdlm"
+    start="--init-from-shipped $MODELS/tiny-mdlm"
+  fi
+  "$PY" "$ROOT/tools/train/train.py" "${MDLM_OPTS[@]}" --minutes "$minutes" --size "$MDLM_SIZE" $start \
+    --work "$WORK/mdlm" --out "$MODELS/$MDLM_NAME" --plot "$PLOTS/loss-$MDLM_NAME.png" >>"$OUT/train-mdlm.log" 2>&1
+}
 mdlm=""
-[ "$TRAIN_MDLM" = 1 ] && "$PY" "$ROOT/tools/train/train.py" "${MDLM_OPTS[@]}" --size "$MDLM_SIZE" $(init_mdlm) \
-  --work "$WORK/mdlm" --out "$MODELS/$MDLM_NAME" --plot "$PLOTS/loss-$MDLM_NAME.png" >"$OUT/train-mdlm.log" 2>&1 &
+[ "$TRAIN_MDLM" = 1 ] && train_mdlm &
 [ "$TRAIN_MDLM" = 1 ] && mdlm=$!
 ar=""
 [ "$TRAIN_AR" = 1 ] && "$PY" "$ROOT/tools/train/train.py" "${AR_OPTS[@]}" $(init tiny-ar) \
