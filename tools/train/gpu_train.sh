@@ -296,7 +296,7 @@ if [ "$TRAIN_MDLM" = 1 ] && [ "$MDLM_KIND" = mdlm ]; then
   SORT_PROBE=sorting_lookup.py  # the column form's lookup; the passes form's comparison of neighbours
   [ "$SORTING_FORM" = passes ] && SORT_PROBE=sorting_passes.py
   { timeout 150 "$PY" "$ROOT/tools/train/$SORT_PROBE" --model "$MODELS/$MDLM_NAME" --n 20 >"$WORK/eval-$MDLM_NAME-sort.txt" 2>&1 ||
-    echo "!! sorting lookup of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-sort.txt"; } &
+    echo "!! the sorting probe ($SORT_PROBE) of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-sort.txt"; } &
   { timeout 150 "$PY" "$ROOT/tools/train/letter_compare.py" --model "$MODELS/$MDLM_NAME" --form "$COUNTING_FORM" \
     >"$WORK/eval-$MDLM_NAME-letters.txt" 2>&1 || echo "!! letter comparison of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-letters.txt"; } &
 fi
