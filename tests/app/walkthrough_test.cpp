@@ -189,10 +189,15 @@ private Q_SLOTS:
         QVERIFY(step > 0);
         QTest::keyClick(win_, Qt::Key_Left);
         QTRY_COMPARE(c_->runs()->run()->viewStep(), step - 1);
+        // Space replays; a short run's replay may end before it is looked at, so the start is
+        // caught as it happens, and Space stops one still going.
+        QSignalSpy replay(c_->runs(), &RunController::replayingChanged);
         QTest::keyClick(win_, Qt::Key_Space);
-        QTRY_VERIFY(c_->runs()->replaying());
-        QTest::keyClick(win_, Qt::Key_Space);
-        QTRY_VERIFY(!c_->runs()->replaying());
+        QTRY_VERIFY(replay.count() >= 1);
+        if (c_->runs()->replaying()) {
+            QTest::keyClick(win_, Qt::Key_Space);
+            QTRY_VERIFY(!c_->runs()->replaying());
+        }
         QCOMPARE(c_->config()->prompt(), text);
         QTest::keyClick(win_, Qt::Key_Escape);
         QTRY_VERIFY(!find("inspector")->isVisible());
