@@ -47,9 +47,9 @@ def fill(model, ids, masked):
     return x[0].tolist()
 
 
-def sum_results(resp_ids):
-    """Token positions (in resp_ids) of the result digits of each `a + b = c` line."""
-    sp, nl = C.sp(), C.nl_id()
+def response_lines(resp_ids):
+    """Token positions (in resp_ids) of each line of the response, newlines left out."""
+    nl = C.nl_id()
     lines, cur = [], []
     for k, t in enumerate(resp_ids):
         if t == nl:
@@ -57,9 +57,14 @@ def sum_results(resp_ids):
             cur = []
         else:
             cur.append(k)
-    lines.append(cur)
+    return lines + [cur]
+
+
+def sum_results(resp_ids):
+    """Token positions (in resp_ids) of the result digits of each `a + b = c` line."""
+    sp = C.sp()
     out = []
-    for ks in lines:
+    for ks in response_lines(resp_ids):
         pieces = [sp.id_to_piece(resp_ids[k]) for k in ks]
         text = "".join(pieces).replace("\u2581", " ").strip()
         if re.fullmatch(r"\d+ \+ \d+ = \d+", text):

@@ -45,9 +45,10 @@ def sorted_numbers(resp_ids):
     return numbers + [cur]
 
 
-def validation_sortings(seed):
-    """The seed's validation sorting rows in the column form, endlessly: (prompt ids, response ids)."""
-    corpus.SORTING_FORM = "columns"
+def validation_sortings(seed, form="columns"):
+    """The seed's validation sorting rows in `form` (the column form unless told), endlessly:
+    (prompt ids, response ids)."""
+    corpus.SORTING_FORM = form
     rng = random.Random(seed)
     while True:
         ex = corpus.make_example("sorting", rng, "val")

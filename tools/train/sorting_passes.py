@@ -14,29 +14,15 @@ per step, T = 0) in two states:
 """
 import argparse
 import os
-import random
 import sys
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common as C  # noqa: E402
-import corpus  # noqa: E402
 from golden import load_llada_for_probe  # noqa: E402
-from operand_source import fill  # noqa: E402
-
-
-def response_lines(resp_ids):
-    """Token positions (in resp_ids) of each line of the response, newlines left out."""
-    nl = C.nl_id()
-    lines, cur = [], []
-    for k, t in enumerate(resp_ids):
-        if t == nl:
-            lines.append(cur)
-            cur = []
-        else:
-            cur.append(k)
-    return lines + [cur]
+from operand_source import fill, response_lines  # noqa: E402
+from sorting_lookup import validation_sortings as sortings_in  # noqa: E402
 
 
 def pass_digits(resp_ids):
@@ -79,11 +65,7 @@ def fill_only(model, ids, decode, hidden):
 
 def validation_sortings(seed):
     """The seed's validation sorting rows in the passes form, endlessly: (prompt ids, response ids)."""
-    corpus.SORTING_FORM = "passes"
-    rng = random.Random(seed)
-    while True:
-        ex = corpus.make_example("sorting", rng, "val")
-        yield C.encode_prompt(ex["prompt"]), C.encode_response(ex["response"])
+    return sortings_in(seed, "passes")
 
 
 def probe(model, n, seed, whole=True):
