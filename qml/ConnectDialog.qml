@@ -73,7 +73,15 @@ Dialog {
                     selectByMouse: true
                     Layout.fillWidth: true
                 }
-                Button { text: qsTr("Browse…"); onClicked: certDialog.open() }
+                Button {
+                    text: qsTr("Browse…")
+                    onClicked: {
+                        // Beside the certificate already chosen, if any.
+                        const folder = certField.text.replace(/\/[^\/]*$/, "")
+                        if (folder.startsWith("/")) certDialog.currentFolder = "file://" + folder
+                        certDialog.open()
+                    }
+                }
             }
         }
         FileDialog {
