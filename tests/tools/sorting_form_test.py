@@ -4,8 +4,8 @@ order (a permutation of 1..n, equal numbers in list order), the sorted line take
 label order, the final answer is the list sorted, and the longest response fits the family's canvas
 (corpus.GEN_LENGTH). Passes: n lines for n numbers, each one round of odd-even transposition sort
 of the line above (neighbours from the first pair on odd passes, from the second on even ones),
-the last one sorted, and the canvas of the form (corpus.gen_length) holds the longest. The draw is
-the same in every form. gpu_train.sh refuses an unknown form
+the last one sorted, and the canvas of the form (corpus.gen_length) holds the longest; an eval
+file's row decodes on it (corpus.row_canvas). The draw is the same in every form. gpu_train.sh refuses an unknown form
 before it starts anything (a lease's minutes are not spent finding out)."""
 import os
 import random
@@ -104,7 +104,12 @@ worst = corpus.sort_render({"xs": [999 - i for i in range(8)], "ord": "ascending
 longest_passes = max(len(common.encode_response(r)) for r in passes_responses + [worst])
 assert corpus.gen_length("sorting") > corpus.GEN_LENGTH["sorting"], "the passes form has a canvas of its own"
 assert longest_passes <= corpus.gen_length("sorting"), (longest_passes, corpus.gen_length("sorting"))
+# A row of the eval files (the usual canvas) decodes on the form's canvas; other families, and a
+# paraphrase's own shorter canvas, keep theirs.
+assert corpus.row_canvas("sorting", corpus.GEN_LENGTH["sorting"]) == corpus.gen_length("sorting")
+assert corpus.row_canvas("word_problem", 160) == 160
 corpus.SORTING_FORM = "columns"
 assert corpus.gen_length("sorting") == corpus.GEN_LENGTH["sorting"]
+assert corpus.row_canvas("sorting", 96) == 96 and corpus.row_canvas("sorting") == corpus.GEN_LENGTH["sorting"]
 print(f"{len(responses)} ranked and {len(passes_responses)} passes sorting responses checked; longest responses "
       f"{longest} and {longest_passes} tokens (canvases {corpus.GEN_LENGTH['sorting']} and the passes form's)")

@@ -629,6 +629,14 @@ def gen_length(family):
     return GEN_LENGTH[family]
 
 
+def row_canvas(family, given=None):
+    """The canvas a row decodes on: the eval file's (`given`), which holds the family's usual
+    canvas; at least the form's where the form set now needs more than that (the passes form)."""
+    if not given:
+        return gen_length(family)
+    return max(given, gen_length(family)) if gen_length(family) > GEN_LENGTH[family] else given
+
+
 SCORED = ["addition", "addition4", "subtraction", "word_problem", "sorting", "counting"]
 
 

@@ -136,9 +136,7 @@ def score(model, model_type, rows, per_family=0, gen=None, show=0, batch=64, fam
     # does not (left padding would move its positions), so its batches share a prompt length.
     groups = collections.defaultdict(list)
     for index, r in enumerate(rows):
-        g = gen or r.get("gen_length") or corpus.gen_length(r["family"])
-        if not gen and r["family"] == "sorting" and corpus.SORTING_FORM == "passes":
-            g = max(g, corpus.gen_length("sorting"))  # the eval files' canvas is the column form's
+        g = gen or corpus.row_canvas(r["family"], r.get("gen_length"))
         ids = C.encode_prompt(r["prompt"])
         diffusion = model_type in DIFFUSION_TYPES
         groups[(g, 0 if diffusion else len(ids))].append((r, ids, index))

@@ -240,12 +240,13 @@ train_mdlm() {
     first=$(awk -v m="$MDLM_MIN" -v s="$MDLM_FIRST_SHARE" 'BEGIN { printf "%.2f", m * s }')
     minutes=$(awk -v m="$MDLM_MIN" -v f="$first" 'BEGIN { printf "%.2f", m - f }')
     echo "first phase: $first min with ${MDLM_FIRST} (train-mdlm-first.log); then $minutes min" >>"$OUT/train-mdlm.log"
-    "$PY" "$ROOT/tools/train/train.py" "${MDLM_FIRST_OPTS[@]}" --minutes "$first" --size "$MDLM_SIZE" $start \
+    # A first phase that fails ends the MDLM's training: its second phase would not be the curriculum.
+    if ! "$PY" "$ROOT/tools/train/train.py" "${MDLM_FIRST_OPTS[@]}" --minutes "$first" --size "$MDLM_SIZE" $start \
       --work "$WORK/mdlm-first" --out "$WORK/mdlm-first/export" --plot "$PLOTS/loss-$MDLM_NAME-first.png" \
-      >"$OUT/train-mdlm-first.log" 2>&1 ||
-      { echo "the first phase failed: train-mdlm-first.log"; tail -20 "$OUT/train-mdlm-first.log"; } >>"$OUT/train-mdlm.log" ||
+      >"$OUT/train-mdlm-first.log" 2>&1; then
+      { echo "the first phase failed (train-mdlm-first.log):"; tail -20 "$OUT/train-mdlm-first.log"; } >>"$OUT/train-mdlm.log"
       return 1
-    [ -f "$WORK/mdlm-first/export/model.safetensors" ] || return 1
+    fi
     rm -rf "$MODELS/tiny-mdlm"
     cp -r "$WORK/mdlm-first/export" "$MODELS/tiny-mdlm"
     start="--init-from-shipped $MODELS/tiny-mdlm"

@@ -34,16 +34,19 @@ from golden import load_shipped  # noqa: E402
 
 
 @torch.no_grad()
-def fill(model, ids, masked):
-    """Low-confidence decoding of the `masked` positions, one per step, T = 0."""
+def fill(model, ids, masked, kept_masked=()):
+    """Low-confidence decoding of the `masked` positions, one per step, T = 0; the `kept_masked`
+    positions stay masked throughout, context that is never decoded (what lies below a line)."""
     x = torch.tensor([ids])
-    x[0, masked] = C.MASK
-    while bool((x == C.MASK).any()):
+    x[0, list(masked) + list(kept_masked)] = C.MASK
+    todo = torch.zeros(len(ids), dtype=torch.bool)
+    todo[list(masked)] = True
+    while bool(todo.any()):
         p = torch.softmax(model(x).float()[0], -1)
         conf, tok = p.max(-1)
-        conf = torch.where(x[0] == C.MASK, conf, torch.full_like(conf, -1.0))
-        j = int(conf.argmax())
+        j = int(torch.where(todo, conf, torch.full_like(conf, -1.0)).argmax())
         x[0, j] = tok[j]
+        todo[j] = False
     return x[0].tolist()
 
 

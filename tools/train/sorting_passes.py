@@ -16,8 +16,6 @@ import argparse
 import os
 import sys
 
-import torch
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common as C  # noqa: E402
 from golden import load_llada_for_probe  # noqa: E402
@@ -48,21 +46,6 @@ def numbers_of(digits):
     return out
 
 
-def fill_only(model, ids, decode, hidden):
-    """Low-confidence decoding of the `decode` positions, one per step, T = 0, while the `hidden`
-    positions stay masked as context."""
-    x = torch.tensor([ids])
-    x[0, decode + hidden] = C.MASK
-    todo = set(decode)
-    while todo:
-        p = torch.softmax(model(x).float()[0], -1)
-        conf, tok = p.max(-1)
-        j = max(todo, key=lambda k: float(conf[k]))
-        x[0, j] = tok[j]
-        todo.remove(j)
-    return x[0].tolist()
-
-
 def validation_sortings(seed):
     """The seed's validation sorting rows in the passes form, endlessly: (prompt ids, response ids)."""
     return sortings_in(seed, "passes")
@@ -78,7 +61,7 @@ def probe(model, n, seed, whole=True):
         every = True
         for digits in pass_digits(resp):
             after = [p + k for k in range(digits[-1] + 1, len(resp))]
-            out = fill_only(model, ids, [p + k for k in digits], after)
+            out = fill(model, ids, [p + k for k in digits], kept_masked=after)
             right = all(out[p + k] == ids[p + k] for k in digits)
             for number in numbers_of(digits):
                 got["numbers"] += 1

@@ -473,8 +473,8 @@ def run(rank, a):
     corpus.WORD_PROBLEM_FORM = a.word_problem_form
     corpus.SORTING_FORM = a.sorting_form
     corpus.COUNTING_FORM = a.counting_form
-    # The passes form's responses are longer than the default row length: never cut one short.
-    a.max_len = max(a.max_len, corpus.gen_length("sorting") + 64)
+    # A form whose responses outgrow the default row length (the passes form) is never cut short.
+    a.max_len = max(a.max_len, max(corpus.gen_length(f) for f in corpus.FAMILIES) + 64)
     corpus.ALIGNED = "" if a.aligned_arithmetic == "plain" else a.aligned_arithmetic
     C.keep_freed_memory()
 
