@@ -247,7 +247,7 @@ int DecodeConfig::matchPreset(const QVariantMap& s) const {
     const auto current = toStd(s);
     const auto defaults = toStd(defaults_);
     for (int i = 0; i < int(presets.size()); ++i)
-        if (dlm::apply_preset(current, presets[size_t(i)], defaults) == current) return i;
+        if (dlm::preset_differences(current, presets[size_t(i)], defaults, family_).empty()) return i;
     return -1;
 }
 
@@ -258,15 +258,10 @@ void DecodeConfig::mergePreset(QVariantMap& s, int index) const {
 }
 
 QStringList DecodeConfig::differencesFrom(int index) const {
-    const auto current = toStd(settings_);
-    const auto wanted = dlm::apply_preset(current, dlm::strategy_presets()[size_t(index)], toStd(defaults_));
     QStringList keys;
-    for (const auto& [k, v] : wanted) {
-        auto it = current.find(k);
-        if (it == current.end() || it->second != v) keys << QString::fromStdString(k);
-    }
-    for (const auto& [k, v] : current)
-        if (!wanted.count(k)) keys << QString::fromStdString(k);
+    for (const std::string& k :
+         dlm::preset_differences(toStd(settings_), dlm::strategy_presets()[size_t(index)], toStd(defaults_), family_))
+        keys << QString::fromStdString(k);
     return keys;
 }
 
@@ -351,6 +346,7 @@ void DecodeConfig::useExample(int index) {
 
 void DecodeConfig::adoptModel(const ModelInfo& info, bool switched) {
     if (switched) return setModelReady(true);
+    family_ = info.family.toStdString();
     setChat(info.chatTemplate);  // as in the CLI: through the template when there is one it renders
     std::vector<std::string> notes = info.generation.notes;
     const QVariantMap next =
@@ -403,6 +399,7 @@ void DecodeConfig::adoptTrace(const dlm::TraceHeader& h, const dlm::TraceHeader*
         preset = matchPreset(into);
         return true;
     };
+    if (!model_ready_) family_ = h.family;  // with a model loaded, Run decodes on that one
     bool changed = take(settings_, preset_index_, h);
     if (compare) changed |= take(compare_settings_, compare_preset_index_, *compare);
     if (changed) Q_EMIT settingsChanged();

@@ -4,6 +4,8 @@
 // control comes from the engine's settings schema (decode/settings_schema.h); the defaults are
 // the schema's under the loaded model's generation_config.json. Edits are checked by the engine a
 // moment after the last keystroke (the newest request wins) and saved.
+#include <string>
+
 #include <QObject>
 #include <QtQml/qqmlregistration.h>
 #include <QTimer>
@@ -135,6 +137,9 @@ private:
     // canvas, under the loaded model's generation_config.json.
     QVariantMap defaults_;
     QString model_defaults_note_;
+    // The loaded model's family ("llada", "dream"), or an opened trace's while none is loaded: what
+    // sampler=auto decodes as, when the panel names the preset a run is.
+    std::string family_;
     QVariantList issues_, presets_, parameters_, examples_;
     QStringList strategies_;
     int preset_index_ = 0, compare_preset_index_ = 1, base_preset_ = 0;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "decode/decode_settings.h"
 #include "decode/strategy.h"
 
 namespace dlm {
@@ -451,6 +452,36 @@ std::map<std::string, std::string> apply_preset(const std::map<std::string, std:
     }
     for (const auto& [k, v] : preset.settings) out[k] = v;
     return out;
+}
+
+namespace {
+
+// sampler=auto as the sampler it resolves to on a model of `family` (effective_sampler's rule).
+std::map<std::string, std::string> with_sampler_resolved(std::map<std::string, std::string> s,
+                                                         std::string_view family) {
+    const auto it = s.find("sampler");
+    if (family.empty() || it == s.end() || it->second != sampler_family_name(SamplerFamily::Auto)) return s;
+    ModelConfig model;
+    for (Family f : {Family::Llada, Family::Dream, Family::Qwen2})
+        if (family_name(f) == family) model.family = f;
+    it->second = std::string(sampler_family_name(effective_sampler(DecodeSettings{}, model)));
+    return s;
+}
+
+}  // namespace
+
+std::vector<std::string> preset_differences(const std::map<std::string, std::string>& current,
+                                            const StrategyPreset& preset,
+                                            const std::map<std::string, std::string>& defaults,
+                                            std::string_view family) {
+    const auto now = with_sampler_resolved(current, family);
+    const auto wanted = with_sampler_resolved(apply_preset(current, preset, defaults), family);
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : wanted)
+        if (const auto it = now.find(k); it == now.end() || it->second != v) keys.push_back(k);
+    for (const auto& [k, v] : now)
+        if (!wanted.count(k)) keys.push_back(k);
+    return keys;
 }
 
 std::string settings_markdown() {

@@ -93,6 +93,14 @@ const std::vector<StrategyPreset>& strategy_presets();
 std::map<std::string, std::string> apply_preset(const std::map<std::string, std::string>& current,
                                                 const StrategyPreset& preset,
                                                 const std::map<std::string, std::string>& defaults = {});
+// The keys in which `current` differs from `preset` applied over it (none: the preset matches).
+// `family` ("llada", "dream", "qwen2"; empty when no model is known) reads sampler=auto as the
+// sampler it runs on that model, so a run asked for with sampler=auto on a LLaDA model is the
+// "LLaDA low-confidence" preset it decodes as.
+std::vector<std::string> preset_differences(const std::map<std::string, std::string>& current,
+                                            const StrategyPreset& preset,
+                                            const std::map<std::string, std::string>& defaults = {},
+                                            std::string_view family = {});
 // The decode settings (no parameters) at their schema defaults, as key -> value text.
 std::map<std::string, std::string> default_settings();
 

@@ -239,6 +239,37 @@ private Q_SLOTS:
         QCOMPARE(app.runs()->epsilon(), 1e-3);
     }
 
+    // A trace the CLI wrote with `--strategy baseline` asked for sampler=auto: on a LLaDA model that
+    // is the "LLaDA low-confidence" preset, and the panel says so rather than "Custom"; on a Dream
+    // model the same request runs Dream's sampler, which is the "Dream entropy" preset.
+    void anAutoSamplerTraceOpensUnderThePresetItDecodedAs() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        DecodeConfig* c = app.config();
+        int lowConfidence = -1;
+        for (int i = 0; i < c->presets().size(); ++i)
+            if (c->presets()[i].toMap().value("name").toString() == QStringLiteral("LLaDA low-confidence")) lowConfidence = i;
+        QVERIFY(lowConfidence >= 0);
+        dlm::TraceHeader h;
+        h.family = "llada";
+        h.prompt = "What is 2 + 2?";
+        h.requested = {{"strategy", "baseline"}, {"gen_length", "48"}, {"steps", "48"}};
+        c->adoptTrace(h);  // no model loaded: the trace's family says what auto ran as
+        QCOMPARE(c->presetIndex(), lowConfidence);
+        QVERIFY(c->presetDifferences().isEmpty());
+
+        loadInto(app, e, "m");  // a LLaDA model: the same
+        c->adoptTrace(h);
+        QCOMPARE(c->presetIndex(), lowConfidence);
+
+        ModelInfo dream = FakeDecodeEngine::model("d");
+        dream.family = "dream";
+        app.model()->load("/models/d");
+        Q_EMIT e.modelLoaded(e.loads.last().ticket, dream);
+        c->adoptTrace(h);  // Run decodes it with Dream's own sampler, entropy first: that preset
+        QCOMPARE(c->presets()[c->presetIndex()].toMap().value("name").toString(), QStringLiteral("Dream entropy"));
+    }
+
     // Settings saved by another version keep what this one declares; a key it does not know has
     // no control to clear it and would be refused by the engine, so it is dropped.
     void restoredSettingsKeepOnlyDeclaredKeys() {

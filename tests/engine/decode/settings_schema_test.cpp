@@ -175,6 +175,31 @@ TEST(SettingsSchema, PresetsResetWhatTheyDoNotName) {
     }
 }
 
+// A run asked for with sampler=auto is the preset it decodes as on the model at hand: "LLaDA
+// low-confidence" on a LLaDA model, none on a Dream one (Dream's own sampler runs there), and
+// none when no model says which.
+TEST(SettingsSchema, AnAutoSamplerMatchesThePresetOfTheModelsOwnSampler) {
+    const StrategyPreset *low_confidence = nullptr, *surelock = nullptr;
+    for (const auto& p : strategy_presets()) {
+        if (p.name == "LLaDA low-confidence") low_confidence = &p;
+        if (p.name == "SureLock") surelock = &p;
+    }
+    ASSERT_NE(low_confidence, nullptr);
+    ASSERT_NE(surelock, nullptr);
+    auto baseline = default_settings();
+    baseline["strategy"] = "baseline";
+    ASSERT_EQ(baseline.at("sampler"), "auto");
+    EXPECT_TRUE(preset_differences(baseline, *low_confidence, {}, "llada").empty());
+    EXPECT_EQ(preset_differences(baseline, *low_confidence, {}, "dream"), std::vector<std::string>{"sampler"});
+    EXPECT_EQ(preset_differences(baseline, *low_confidence), std::vector<std::string>{"sampler"});
+    // Presets that leave the sampler alone still match an auto one, on any model.
+    auto locking = default_settings();
+    locking["strategy"] = "surelock";
+    for (std::string_view family : {"", "llada", "dream"})
+        EXPECT_TRUE(preset_differences(locking, *surelock, {}, family).empty()) << family;
+    EXPECT_EQ(preset_differences(baseline, *surelock, {}, "llada"), std::vector<std::string>{"strategy"});
+}
+
 // SureLock's optional budgeted unlocking has a preset of its own, and the two SureLock presets
 // stay apart: choosing plain SureLock after it turns unlocking off again.
 TEST(SettingsSchema, SureLockWithUnlockingIsAPresetOfItsOwn) {
