@@ -23,8 +23,12 @@ Automation::Automation(AppController* controller, QQuickWindow* window, AppOptio
         const QString fallback = std::exchange(fallback_, QString());
         std::fprintf(stderr, "dlmscope: %s; opening %s instead\n", qPrintable(why), qPrintable(fallback));
         controller_->model()->load(fallback);
-        controller_->reportError(tr("%1 (the last session's model, %2); the embedded model %3 was opened instead.")
-                                     .arg(why, first_, QFileInfo(fallback).fileName()));
+        // The folder once: most load errors name it already.
+        const QString whose = why.contains(first_) || why.contains(QDir::toNativeSeparators(first_))
+                                  ? tr("the last session's model")
+                                  : tr("the last session's model, %1").arg(first_);
+        controller_->reportError(tr("%1 (%2); the embedded model %3 was opened instead.")
+                                     .arg(why, whose, QFileInfo(fallback).fileName()));
     });
     connect(controller_, &AppController::errorChanged, this, [this] {
         // A model that cannot be opened ends an automated launch (after the screenshot).

@@ -376,6 +376,19 @@ private Q_SLOTS:
         Q_EMIT e.modelLoaded(e.loads.last().ticket, FakeDecodeEngine::model("tiny"));
         QCOMPARE(e.runs.size(), 1);
         QVERIFY2(app.errorString().contains("no such file"), qPrintable(app.errorString()));
+        QVERIFY2(app.errorString().contains("/models/gone"), qPrintable(app.errorString()));
+    }
+
+    // A load error that names the folder is not followed by the folder again.
+    void theFallbackMessageNamesTheFolderOnce() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        Automation automation(&app, nullptr, AppOptions{});
+        automation.start(QStringLiteral("/models/gone"), QStringLiteral("/models/tiny"));
+        Q_EMIT e.modelLoadFailed(e.loads.last().ticket, QStringLiteral("/models/gone/config.json: no such file"));
+        const QString shown = app.errorString();
+        QCOMPARE(shown.count(QStringLiteral("/models/gone")), 1);
+        QVERIFY2(shown.contains("the last session's model") && shown.contains("tiny was opened instead"), qPrintable(shown));
     }
 
     // A run of one step (Fast-dLLM may commit a short answer at once) is "1 step", not "1 steps".
