@@ -95,6 +95,12 @@ void Automation::onRunCompleted(bool ok) {
 void Automation::finish(bool ok) {
     if (finished_) return;
     finished_ = true;
+    // A capture shows the run, not where the pointer happens to rest (a hover card, a tooltip): the
+    // window is told the pointer left, before the frames it waits for.
+    if (!options_.screenshotPath.isEmpty() && window_) {
+        QEvent leave(QEvent::Leave);
+        QCoreApplication::sendEvent(window_, &leave);
+    }
     // Give the scene graph a few frames to draw the last step (charts, heatmaps) first.
     QTimer::singleShot(600, this, [this, ok] {
         // Output that could not be written makes the launch fail: an automated caller must not

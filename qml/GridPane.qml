@@ -197,6 +197,7 @@ Rectangle {
     // Hover card: the hovered cell's token, state and best candidates at the shown step.
     Rectangle {
         id: card
+        objectName: "hoverCard"
         property int pos: gridItem.hoveredPosition
         property var info: pos >= 0 && pane.run && pane.run.viewStep >= 0 ? pane.run.positionDetails(pos) : ({})
         visible: pos >= 0 && info.pos !== undefined

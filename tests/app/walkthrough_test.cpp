@@ -16,6 +16,8 @@
 #include <QtTest>
 
 #include "app_controller.h"
+#include "app_options.h"
+#include "automation.h"
 #include "denoise_grid_item.h"
 
 Q_IMPORT_QML_PLUGIN(DlmscopePlugin)
@@ -240,6 +242,29 @@ private Q_SLOTS:
         QTRY_VERIFY(c_->status().contains("walk.ndjson"));
         QCOMPARE(c_->runs()->run()->stepCount(), steps);
         QVERIFY(c_->runs()->run()->complete());
+    }
+
+    // --trace FILE --screenshot OUT with the pointer resting on a grid cell (Xvfb leaves it at the
+    // screen's centre, often over the grid): the capture shows the run, not the cell's hover card.
+    void aScreenshotLeavesOutThePointersHoverCard() {
+        const QString trace = outDir() + "/walk.ndjson";
+        QVERIFY(QFileInfo::exists(trace));
+        auto* grid = find<DenoiseGridItem>("denoiseGrid");
+        QVERIFY(grid);
+        QTest::mouseMove(win_, centreOf(grid));
+        QTRY_VERIFY(grid->hoveredPosition() >= 0);
+        auto* card = find("hoverCard");
+        QVERIFY(card);
+        QTRY_VERIFY(card->isVisible());
+        AppOptions o;
+        o.tracePath = trace;
+        o.screenshotPath = outDir() + "/hover-free.png";
+        QFile::remove(o.screenshotPath);
+        Automation automation(c_, win_, o);
+        automation.start(modelDir());
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo(o.screenshotPath).size() > 0, 10000);
+        QCOMPARE(grid->hoveredPosition(), -1);
+        QVERIFY(!card->isVisible());
     }
 
     // Each item of the Export menu writes its file and says so in the status line.
