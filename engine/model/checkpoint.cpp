@@ -1,6 +1,7 @@
 #include "model/checkpoint.h"
 
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -37,6 +38,16 @@ json read_optional_json(const fs::path& p) {
     } catch (const std::exception&) {
         return json::object();
     }
+}
+
+// training.json, the embedded models' record of their training (tools/train/export.py writes it):
+// the longest sequence that training used, when the record gives one; 0 otherwise.
+int trained_sequence_length(const fs::path& dir) {
+    const json record = read_optional_json(dir / "training.json");
+    const auto it = record.find("trained_sequence_length");
+    if (it == record.end() || !it->is_number_integer()) return 0;
+    const long long n = it->get<long long>();
+    return n > 0 && n <= std::numeric_limits<int>::max() ? int(n) : 0;
 }
 
 bool missing(const json& config, const char* key) { return !config.contains(key) || config.at(key).is_null(); }
@@ -140,6 +151,7 @@ Checkpoint load_checkpoint(const fs::path& dir) {
                                    : config_path.string() + " (ids completed from generation_config.json / "
                                                             "tokenizer_config.json)";
     ModelConfig model_config = parse_model_config(config.dump(), source);
+    model_config.trained_seq_len = trained_sequence_length(dir);
 
     std::shared_ptr<WeightStore> store = WeightStore::open(dir);
     return Checkpoint{dir, bind_weights(model_config, std::move(store)), std::move(tokenizer), read_chat_template(dir),

@@ -21,6 +21,10 @@ struct ModelConfig {
     int d_ff = 0;
     int vocab_size = 0;  // embedding rows (LLaDA: embedding_size when present)
     int max_seq_len = 0;
+    // The longest sequence (prompt + canvas) its training used, where the folder's training.json
+    // records it (the embedded models do; published checkpoints do not): 0 when unknown. Past it a
+    // small model's decode degrades long before max_seq_len (tiny-mdlm writes end tokens only).
+    int trained_seq_len = 0;
     double rope_theta = 10000.0;
     double rms_eps = 1e-5;
     bool qkv_bias = false;

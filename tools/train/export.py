@@ -108,7 +108,9 @@ def export(ckpt, out, golden=True):
                        "mask_token_id": C.MASK}, f, indent=2)
     prov = {"step": s["step"], "train_minutes": round(s["elapsed"] / 60, 1), "tokens_seen": s.get("tokens", 0),
             "args": s["args"], "hardware": s["hardware"], "params": sum(v.numel() for v in s["model"].values()),
-            "storage_dtype": "BF16"}
+            "storage_dtype": "BF16",
+            # The longest sequence (prompt + canvas) training used: the engine warns past it.
+            "trained_sequence_length": s["args"]["max_len"]}
     init = (s.get("args") or {}).get("init_from")
     if init and os.path.exists(init):  # grown model (tools/train/grow.py): keep stage 1's provenance
         prov["grown_from"] = C.load_checkpoint(init).get("grown_from")

@@ -179,6 +179,24 @@ TEST(DecodeSettings, LogitsThatCannotFitAreRefusedUpFront) {
     EXPECT_FALSE(mentions(validate(s, c, 10), kError, "gen_length", "GB for one step's logits"));
 }
 
+// Past the sequence length its training used (recorded by the embedded models), a canvas is
+// allowed but warned about, with the gen length that stays within it.
+TEST(DecodeSettings, ACanvasPastTheTrainedLengthIsAWarning) {
+    auto c = test::fake_config(Family::Llada);
+    c.max_seq_len = 1024;
+    c.trained_seq_len = 320;
+    DecodeSettings s;
+    s.gen_length = s.steps = 280;
+    EXPECT_FALSE(mentions(validate(s, c, 40), kWarning, "gen_length", "trained on sequences"));
+    s.gen_length = s.steps = 960;
+    const auto issues = validate(s, c, 40);
+    EXPECT_FALSE(has_errors(issues));
+    EXPECT_TRUE(mentions(issues, kWarning, "gen_length", "at most 320 tokens"));
+    EXPECT_TRUE(mentions(issues, kWarning, "gen_length", "gen_length 280 or less"));
+    c.trained_seq_len = 0;  // not recorded (published checkpoints): nothing to say
+    EXPECT_FALSE(mentions(validate(s, c, 40), kWarning, "gen_length", "trained on sequences"));
+}
+
 TEST(DecodeSettings, BlockAndStepDivisibility) {
     const auto c = test::fake_config();
     DecodeSettings s;

@@ -69,6 +69,20 @@ TEST_F(ModelCheckpoint, LoadsConfigWeightsAndTokenizer) {
     EXPECT_EQ(ck.config().eot_token_id, 302);  // "<|im_end|>" found in the tokenizer, differs from eos
 }
 
+// training.json (the embedded models' record) gives the longest sequence training used; a
+// record without it, or a malformed one, leaves it unknown and does not stop the load.
+TEST_F(ModelCheckpoint, TheTrainedSequenceLengthComesFromTrainingJson) {
+    write_checkpoint(tiny_llada_config());
+    EXPECT_EQ(load_checkpoint(dir.path()).config().trained_seq_len, 0);
+    test::write_file(dir / "training.json", R"({"step": 9, "trained_sequence_length": 48})");
+    EXPECT_EQ(load_checkpoint(dir.path()).config().trained_seq_len, 48);
+    for (const char* bad : {R"({"trained_sequence_length": -3})", R"({"trained_sequence_length": "48"})",
+                            R"({"trained_sequence_length": 1e30})", "not json", "[48]"}) {
+        test::write_file(dir / "training.json", bad);
+        EXPECT_EQ(load_checkpoint(dir.path()).config().trained_seq_len, 0) << bad;
+    }
+}
+
 TEST_F(ModelCheckpoint, FillsMissingSpecialIdsFromSideFiles) {
     json config = tiny_llada_config();
     config.erase("mask_token_id");  // not LLaDA's vocabulary, so no default: must come from a side file
