@@ -275,11 +275,10 @@ std::vector<SettingsIssue> validate(const DecodeSettings& s, const ModelConfig& 
                                 " exceeds the model's context of " + std::to_string(config.max_seq_len) + " tokens");
     else if (config.trained_seq_len > 0 && prompt_len + s.gen_length > config.trained_seq_len)
         warning("gen_length", "the model was trained on sequences of at most " + std::to_string(config.trained_seq_len) +
-                                  " tokens (its training.json); prompt (" + std::to_string(prompt_len) +
+                                  " tokens (training.json); prompt (" + std::to_string(prompt_len) +
                                   " tokens) + gen_length (" + std::to_string(s.gen_length) + ") = " +
                                   std::to_string(prompt_len + s.gen_length) +
-                                  " goes past that, where a small model's answers fall apart (the embedded "
-                                  "models write end tokens only); gen_length " +
+                                  " is past that, where its answers fall apart; gen_length " +
                                   std::to_string(std::max(0, config.trained_seq_len - prompt_len)) +
                                   " or less stays within it");
     // One step holds the logits of every masked row (x2 with CFG) over the whole vocabulary in fp32,
