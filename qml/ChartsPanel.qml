@@ -87,7 +87,7 @@ ScrollView {
             stats: panel.run ? panel.run.stats : null
             statsB: panel.runB ? panel.runB.stats : null
             planned: panel.planned; viewStep: panel.viewStep
-            roles: [{role: "wallMs", label: qsTr("ms"), color: Theme.warn, scale: 1}]
+            roles: [{role: "wallMs", label: qsTr("ms"), color: Theme.seriesA, scale: 1}]
             yMax: panel.niceMax(stats ? stats.maxWallMs : 0, statsB ? statsB.maxWallMs : 0)
         }
         ChartCard {

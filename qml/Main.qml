@@ -196,10 +196,9 @@ ApplicationWindow {
                 ToolTip.text: qsTr("Run again with the same prompt and seed"); ToolTip.visible: hovered
             }
             ToolSeparator {}
-            Button {
+            ToggleButton {
                 objectName: "compareButton"
                 text: qsTr("Compare")
-                checkable: true
                 checked: App.runs.compareMode
                 onToggled: App.runs.toggleCompare(checked)
                 ToolTip.text: qsTr("Decode A (the settings) and B (the compare preset) side by side"); ToolTip.visible: hovered

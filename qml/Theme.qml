@@ -13,6 +13,7 @@ QtObject {
     readonly property color disabledText: "#4e5461"   // a control that cannot be used now
     readonly property color disabledFill: "#191c22"
     readonly property color accent: "#4f9dff"
+    readonly property color toggledFill: "#24467a"    // a toggle that is on: the accent, dimmed
     readonly property color good: "#3fbf7f"
     readonly property color warn: "#e0a840"
     readonly property color error: "#ff6b6b"

@@ -68,11 +68,9 @@ Rectangle {
             enabled: bar.run.stepCount > 1
             onMoved: { App.runs.stopReplay(); App.runs.setViewStep(Math.round(value)) }
         }
-        Button {
+        ToggleButton {
             objectName: "liveButton"
-            // Fusion's checked look is faint on this dark theme: following says so in its text.
             text: checked && enabled ? qsTr("● Live") : qsTr("Live")
-            checkable: true
             checked: bar.run.following
             enabled: App.runs.running
             onToggled: bar.run.following = checked

@@ -64,6 +64,13 @@ TestCase {
         const chart = findChild(panel, "tpsChart")
         const b = chart.seriesB
         compare(b.count, App.runs.compareRun.stepCount)
+        // Run A's line never takes B's colour: the wall-time line was an orange next to B's.
+        for (const name of ["flopsChart", "ratioChart", "rowsChart", "tpsChart", "wallChart", "eventsChart"]) {
+            const c = findChild(panel, name)
+            const a = c.seriesA.color, bc = c.seriesB.color
+            const apart = Math.abs(a.r - bc.r) + Math.abs(a.g - bc.g) + Math.abs(a.b - bc.b)
+            verify(apart > 0.3, name + ": A " + a + " and B " + bc + " are " + apart.toFixed(2) + " apart")
+        }
     }
 
     // A narrow, short panel stacks the charts in one column at their minimum height and scrolls.
