@@ -22,16 +22,17 @@ Rectangle {
             Layout.fillWidth: true
             TabBar {
                 id: tabs
-                TabButton { text: qsTr("KL per step"); width: implicitWidth; font.pixelSize: Theme.small }
-                TabButton { text: qsTr("Reveal order"); width: implicitWidth; font.pixelSize: Theme.small }
+                objectName: "heatmapModes"
+                PanelTab { text: qsTr("KL per step") }
+                PanelTab { text: qsTr("Reveal order") }
             }
             TabBar {
                 id: sides
                 objectName: "heatmapSides"
                 visible: App.runs.compareMode
                 Layout.leftMargin: 12
-                TabButton { text: qsTr("Run A"); width: implicitWidth; font.pixelSize: Theme.small }
-                TabButton { text: qsTr("Run B"); width: implicitWidth; font.pixelSize: Theme.small }
+                PanelTab { text: qsTr("Run A") }
+                PanelTab { text: qsTr("Run B") }
             }
             Label {
                 Layout.fillWidth: true

@@ -20,6 +20,20 @@ TestCase {
         mouseMove(map, map.width * 0.3, map.height * 0.6)
         tryVerify(() => map.hoverText.indexOf("position") === 0, 2000, map.hoverText)
     }
+    // The current tab is marked, and only it: the mark follows a change of tab.
+    function test_theCurrentTabIsMarked() {
+        const panel = createTemporaryObject(comp, host.contentItem)
+        const modes = findChild(panel, "heatmapModes")
+        verify(modes)
+        for (const current of [1, 0]) {
+            modes.currentIndex = current
+            for (let i = 0; i < modes.count; ++i) {
+                const mark = findChild(modes.itemAt(i), "currentMark")
+                verify(mark)
+                compare(mark.visible, i === current, "tab " + i + " with tab " + current + " current")
+            }
+        }
+    }
     // Compare mode offers the heatmap of A or of B, each with its own run's ε.
     function test_compareModeShowsAOrB() {
         const panel = createTemporaryObject(comp, host.contentItem)
