@@ -462,8 +462,10 @@ std::map<std::string, std::string> with_sampler_resolved(std::map<std::string, s
     const auto it = s.find("sampler");
     if (family.empty() || it == s.end() || it->second != sampler_family_name(SamplerFamily::Auto)) return s;
     ModelConfig model;
+    bool known = false;
     for (Family f : {Family::Llada, Family::Dream, Family::Qwen2})
-        if (family_name(f) == family) model.family = f;
+        if (family_name(f) == family) model.family = f, known = true;
+    if (!known) return s;  // a family this build does not know (a newer server's): as written
     it->second = std::string(sampler_family_name(effective_sampler(DecodeSettings{}, model)));
     return s;
 }

@@ -192,6 +192,7 @@ TEST(SettingsSchema, AnAutoSamplerMatchesThePresetOfTheModelsOwnSampler) {
     EXPECT_TRUE(preset_differences(baseline, *low_confidence, {}, "llada").empty());
     EXPECT_EQ(preset_differences(baseline, *low_confidence, {}, "dream"), std::vector<std::string>{"sampler"});
     EXPECT_EQ(preset_differences(baseline, *low_confidence), std::vector<std::string>{"sampler"});
+    EXPECT_EQ(preset_differences(baseline, *low_confidence, {}, "mamba"), std::vector<std::string>{"sampler"});
     // Presets that leave the sampler alone still match an auto one, on any model.
     auto locking = default_settings();
     locking["strategy"] = "surelock";
