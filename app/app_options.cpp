@@ -5,6 +5,7 @@
 #include <QFileInfo>
 
 #include "decode/settings_schema.h"
+#include "model/embedded_models.h"
 #include "local_path.h"
 
 AppOptions parseAppOptions(const QStringList& arguments) {
@@ -79,15 +80,7 @@ AppOptions parseAppOptions(const QStringList& arguments) {
 }
 
 QString defaultModelDir(const QString& applicationDir) {
-    const QStringList candidates = {
-        applicationDir + "/../../resources/models/tiny-mdlm",     // build/app/dlmscope in the repo
-        applicationDir + "/../resources/models/tiny-mdlm",
-        applicationDir + "/../share/dlmscope/models/tiny-mdlm",   // installed
-        QStringLiteral(DLM_SOURCE_DIR "/resources/models/tiny-mdlm"),
-    };
-    for (const auto& c : candidates)
-        if (holdsCheckpoint(c)) return QDir::cleanPath(c);
-    return QDir::cleanPath(candidates.back());
+    return QString::fromStdString(dlm::embedded_model_dir(dlm::kDefaultEmbeddedModel, applicationDir.toStdString()).string());
 }
 
 StartupModel startupModel(const AppOptions& options, const QString& saved, const QString& embedded) {

@@ -24,7 +24,7 @@ struct AppOptions {
 };
 
 AppOptions parseAppOptions(const QStringList& arguments);
-// The embedded default model: next to the executable's source tree or installed resources.
+// The embedded default model (engine/model/embedded_models.h) for a program in applicationDir.
 QString defaultModelDir(const QString& applicationDir);
 
 // The model a launch opens, and the one to open instead if that one fails (empty: none): --model

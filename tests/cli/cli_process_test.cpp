@@ -98,7 +98,7 @@ TEST_F(CliProcess, ErrorsAreOneLineAndNonZero) {
     expect_one_line_error(cli({"frobnicate"}), "unknown command 'frobnicate'");
     expect_one_line_error(cli({"run", "--bogus", "1"}), "unknown option '--bogus'");
     expect_one_line_error(cli({"flops", "--config", kLladaConfig, "--n", "320", "--mm", "3"}), "--mm");
-    expect_one_line_error(cli({"run", "--prompt", "hi"}), "missing --model");
+    expect_one_line_error(cli({"run", "--model", (scratch.path() / "no-such-model").string()}), "missing --prompt");
     expect_one_line_error(cli({"run", "--model", (scratch.path() / "no-such-model").string(), "--prompt", "hi"}),
                           "no-such-model");
     expect_one_line_error(cli({"inspect", (scratch.path() / "nowhere").string()}), "nowhere");

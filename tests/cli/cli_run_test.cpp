@@ -418,6 +418,19 @@ TEST(CliTinyMdlm, RunsTheEmbeddedModel) {
     EXPECT_DOUBLE_EQ(j.at("flops_ratio").get<double>(), 1.0);
 }
 
+// Without --model, run and eval use the embedded model, as the app opens it (found beside the
+// program, from wherever it is called).
+TEST(CliTinyMdlm, WithoutAModelFolderTheEmbeddedModelRuns) {
+    test::ScratchDir scratch("dlm-cli-embedded");
+    auto r = run_cli({"run", "--prompt", "What is 2 + 3?", "--gen-len", "16", "--json"}, scratch.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.json().at("model"), "tiny-mdlm");
+    auto e = run_cli({"eval", "--split", "examples", "--limit", "1", "--json"}, scratch.path());
+    ASSERT_EQ(e.status, 0) << e.err;
+    EXPECT_EQ(e.json().at("model"), "tiny-mdlm");
+    EXPECT_NE(run_cli({"run", "--help"}, scratch.path()).out.find("default: the embedded tiny-mdlm"), std::string::npos);
+}
+
 TEST(CliTinyMdlm, EvalReportsWhenAnswerDigitsAreRevealed) {
     const std::filesystem::path dir = std::filesystem::path(DLM_SOURCE_DIR) / "resources" / "models" / "tiny-mdlm";
     ASSERT_TRUE(std::filesystem::exists(dir / "config.json")) << "the embedded model " << dir << " is missing";

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "args.h"
+#include "model/embedded_models.h"
 #include "bench_decode.h"
 #include "bench_step_cpu.h"
 #include "bench_forward_cuda.h"
@@ -58,7 +59,7 @@ const CommandSpec& bench_spec() {
             {"reps", "N", "timed repetitions per measurement, median reported (default 5)"},
             {"threads", "N", "CPU threads (default: 1 for a model under 20 M parameters, else all cores)"},
             {"section", "ID", "run only this section", true},
-            {"model", "DIR", "strategies: checkpoint (default resources/models/tiny-mdlm)"},
+            {"model", "DIR", "strategies: checkpoint (default: the embedded " + std::string(kDefaultEmbeddedModel) + ")"},
             {"limit", "N", "strategies: examples per family of the test split (default 3)"},
             {"data", "FILE", "strategies: examples (eval JSONL) instead of the model's test split"},
             {"gen-lens", "LIST", "strategies: generation lengths, comma-separated; 'family': each example on the "
@@ -85,7 +86,7 @@ struct BenchContext {
     int reps = 5;
     int threads = 0;
     // strategies section
-    std::string model = "resources/models/tiny-mdlm";
+    std::string model = embedded_model_dir().string();
     int limit_per_family = 3;
     std::string data;  // examples file; empty: the model's test split
     std::vector<int> gen_lens{kFamilyCanvas};

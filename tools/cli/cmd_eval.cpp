@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "decode/generation_defaults.h"
+#include "model/embedded_models.h"
 #include "args.h"
 #include "decode/settings_schema.h"
 #include "compute/cpu/cpu_backend.h"
@@ -37,7 +38,7 @@ const CommandSpec& eval_spec() {
     static const CommandSpec spec = [] {
         CommandSpec s{
             "eval",
-            "--model DIR --split test|heldout|paraphrase|examples [--data FILE] [options]",
+            "[--model DIR] --split test|heldout|paraphrase|examples [--data FILE] [options]",
             "Exact-match accuracy on an evaluation split: the answer is the text after the last '####'.",
             "The split is read from <model>/../../eval/<split>.jsonl, ./resources/eval/ or the source\n"
             "tree; --data reads any jsonl with {\"family\", \"prompt\", \"answer\"} lines instead.\n"
@@ -45,7 +46,7 @@ const CommandSpec& eval_spec() {
             "family, e.g. the guider tiny-ar) is scored by greedy decoding up to the gen length.\n" +
                 decode_options_description(),
             {
-                {"model", "DIR", "checkpoint folder"},
+                {"model", "DIR", "checkpoint folder (default: the embedded " + std::string(kDefaultEmbeddedModel) + ")"},
                 {"split", "NAME", "test, heldout (templates kept out of training), paraphrase (hand-written wordings) or "
                                   "examples (the app's worked examples)"},
                 {"data", "FILE", "jsonl file to evaluate instead of the split's file"},
@@ -176,7 +177,7 @@ int eval_main(std::span<const std::string> args) {
         std::cout << format_help(spec);
         return kExitOk;
     }
-    const std::string model_dir = a.require("model");
+    const std::string model_dir = a.get_or("model", embedded_model_dir().string());
     const std::optional<std::string> split = a.get("split");
     if (split && *split != "test" && *split != "heldout" && *split != "paraphrase" && *split != "examples")
         throw UsageError("--split must be test, heldout, paraphrase or examples, got '" + *split + "'");

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "decode/generation_defaults.h"
+#include "model/embedded_models.h"
 #include "args.h"
 #include "decode/settings_schema.h"
 #include "commands.h"
@@ -31,14 +32,14 @@ const CommandSpec& run_spec() {
     static const CommandSpec spec = [] {
         CommandSpec s{
             "run",
-            "--model DIR (--prompt TEXT | --prompt-file F) [options]",
+            "[--model DIR] (--prompt TEXT | --prompt-file F) [options]",
             "Generate text from a prompt with a masked diffusion model and report speed and FLOPs.",
             "Chat formatting is on by default when the checkpoint publishes a chat template this engine\n"
             "recognises (dlmscope-cli inspect names it); any other template is not guessed: the prompt\n"
             "goes in raw, with a warning.\n" +
                 decode_options_description(),
             {
-                {"model", "DIR", "checkpoint folder"},
+                {"model", "DIR", "checkpoint folder (default: the embedded " + std::string(kDefaultEmbeddedModel) + ")"},
                 {"prompt", "TEXT", "the user's prompt"},
                 {"prompt-file", "F", "read the prompt from a file"},
                 {"chat", "", "apply the chat template (the default when it is recognised)"},
@@ -101,7 +102,7 @@ int run_main(std::span<const std::string> args) {
     }
     // Everything that can be checked without the model is checked first: a typo should not
     // cost a multi-gigabyte load.
-    const std::string model_dir = a.require("model");
+    const std::string model_dir = a.get_or("model", embedded_model_dir().string());
     const std::string prompt = read_prompt(a);
     if (a.has("chat") && a.has("no-chat")) throw UsageError("give either --chat or --no-chat, not both");
     settings_from_args(a);  // checked before the load; made again with the model's defaults below
