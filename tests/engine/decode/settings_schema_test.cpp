@@ -14,6 +14,12 @@
 namespace dlm {
 namespace {
 
+const StrategyPreset* preset_named(std::string_view name) {
+    for (const auto& p : strategy_presets())
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
 std::string text_of(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -153,9 +159,7 @@ TEST(SettingsSchema, PresetsResetWhatTheyDoNotName) {
     current["temperature"] = "0.7";
     current["sampler"] = "dream";
     current["surelock.epsilon"] = "1e-4";
-    const StrategyPreset* llada = nullptr;
-    for (const auto& p : strategy_presets())
-        if (p.name == "LLaDA random") llada = &p;
+    const StrategyPreset* llada = preset_named("LLaDA random");
     ASSERT_NE(llada, nullptr);
     const auto out = apply_preset(current, *llada);
     EXPECT_EQ(out.at("gen_length"), "160");
@@ -176,14 +180,11 @@ TEST(SettingsSchema, PresetsResetWhatTheyDoNotName) {
 }
 
 // A run asked for with sampler=auto is the preset it decodes as on the model at hand: "LLaDA
-// low-confidence" on a LLaDA model, none on a Dream one (Dream's own sampler runs there), and
-// none when no model says which.
+// low-confidence" on a LLaDA model, not on a Dream one (Dream's own sampler runs there), nor
+// when no model says which.
 TEST(SettingsSchema, AnAutoSamplerMatchesThePresetOfTheModelsOwnSampler) {
-    const StrategyPreset *low_confidence = nullptr, *surelock = nullptr;
-    for (const auto& p : strategy_presets()) {
-        if (p.name == "LLaDA low-confidence") low_confidence = &p;
-        if (p.name == "SureLock") surelock = &p;
-    }
+    const StrategyPreset* low_confidence = preset_named("LLaDA low-confidence");
+    const StrategyPreset* surelock = preset_named("SureLock");
     ASSERT_NE(low_confidence, nullptr);
     ASSERT_NE(surelock, nullptr);
     auto baseline = default_settings();
@@ -204,11 +205,8 @@ TEST(SettingsSchema, AnAutoSamplerMatchesThePresetOfTheModelsOwnSampler) {
 // SureLock's optional budgeted unlocking has a preset of its own, and the two SureLock presets
 // stay apart: choosing plain SureLock after it turns unlocking off again.
 TEST(SettingsSchema, SureLockWithUnlockingIsAPresetOfItsOwn) {
-    const StrategyPreset *plain = nullptr, *unlocking = nullptr;
-    for (const auto& p : strategy_presets()) {
-        if (p.name == "SureLock") plain = &p;
-        if (p.name == "SureLock + unlocking") unlocking = &p;
-    }
+    const StrategyPreset* plain = preset_named("SureLock");
+    const StrategyPreset* unlocking = preset_named("SureLock + unlocking");
     ASSERT_NE(plain, nullptr);
     ASSERT_NE(unlocking, nullptr);
     const auto with = apply_preset(default_settings(), *unlocking);
