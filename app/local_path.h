@@ -1,9 +1,11 @@
 #pragma once
 // A path from the user or QML: a file:// URL (file dialogs) or already a path; and whether a
-// folder is a checkpoint to open (one rule for the launch, the fallback and the folder dialog).
+// folder is a checkpoint to open (the engine's rule, for the launch, the fallback and the folder dialog).
 #include <QFileInfo>
 #include <QString>
 #include <QUrl>
+
+#include "model/embedded_models.h"
 
 inline QString localPath(const QString& pathOrUrl) {
     const QUrl u(pathOrUrl);
@@ -11,5 +13,5 @@ inline QString localPath(const QString& pathOrUrl) {
 }
 
 inline bool holdsCheckpoint(const QString& dirOrUrl) {
-    return QFileInfo::exists(localPath(dirOrUrl) + QStringLiteral("/config.json"));
+    return dlm::holds_checkpoint(localPath(dirOrUrl).toStdString());
 }

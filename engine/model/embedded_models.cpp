@@ -8,6 +8,11 @@ namespace dlm {
 
 namespace fs = std::filesystem;
 
+bool holds_checkpoint(const fs::path& dir) {
+    std::error_code ec;
+    return fs::is_regular_file(dir / "config.json", ec);
+}
+
 fs::path running_program_dir() {
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
@@ -28,10 +33,8 @@ fs::path embedded_model_dir(std::string_view name, const fs::path& program_dir) 
         }
     }
     candidates.push_back(fs::path(DLM_SOURCE_DIR) / "resources" / "models" / folder);
-    for (const fs::path& c : candidates) {
-        std::error_code ec;
-        if (fs::is_regular_file(c / "config.json", ec)) return c.lexically_normal();
-    }
+    for (const fs::path& c : candidates)
+        if (holds_checkpoint(c)) return c.lexically_normal();
     return candidates.back().lexically_normal();
 }
 

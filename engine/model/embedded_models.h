@@ -9,6 +9,10 @@ namespace dlm {
 // The model the app opens and the CLI runs when no folder is named.
 inline constexpr std::string_view kDefaultEmbeddedModel = "tiny-mdlm";
 
+// Whether `dir` holds a checkpoint to open: it has a config.json (the app's folder check, the
+// embedded models' search).
+bool holds_checkpoint(const std::filesystem::path& dir);
+
 // The folder of the running executable (/proc/self/exe); empty where that cannot be read.
 std::filesystem::path running_program_dir();
 
