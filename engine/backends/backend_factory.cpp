@@ -54,6 +54,10 @@ bool cuda_backend_built() {
 
 BackendChoice make_backend(const ModelWeights& weights, BackendKind kind, CpuBackendOptions cpu_options) {
     if (kind == BackendKind::Cpu) return on_cpu(weights, cpu_options, {});
+    // `auto` on a machine without an NVIDIA driver stays quiet, whatever the build: no GPU can
+    // run here, so the CPU is simply what runs, not a fallback worth a note on every load.
+    // Asking for CUDA by name always gets the reason.
+    if (kind == BackendKind::Auto && !nvidia_driver_visible()) return on_cpu(weights, cpu_options, {});
 #if DLM_WITH_CUDA
     const cuda::DeviceProbe probe = cuda::probe_device();
     if (!probe.available) {
@@ -69,9 +73,6 @@ BackendChoice make_backend(const ModelWeights& weights, BackendKind kind, CpuBac
         return on_cpu(weights, cpu_options, std::string("the CUDA backend failed: ") + e.what() + kCpuFallback);
     }
 #else
-    // `auto` on a build without CUDA stays quiet unless a GPU is visibly going unused: the CPU
-    // is then simply what this build runs on. Asking for CUDA by name always gets the reason.
-    if (kind == BackendKind::Auto && !nvidia_driver_visible()) return on_cpu(weights, cpu_options, {});
     return on_cpu(weights, cpu_options,
                   std::string(kind == BackendKind::Auto ? "an NVIDIA driver is present, but this build"
                                                         : "this build") +

@@ -120,13 +120,14 @@ TEST(BackendFactory, AutoPrefersAUsableGpu) {
         EXPECT_TRUE(c.note.empty()) << c.note;
     } else {
         EXPECT_EQ(c.backend->name(), "cpu");
-        if (cuda_backend_built()) {
-            // Built for CUDA but none usable here ("no GPU or no driver"): say so.
-            EXPECT_NE(c.note.find("CUDA"), std::string::npos) << c.note;
-        } else if (!std::filesystem::exists("/proc/driver/nvidia/version")) {
-            // A CPU-only build on a machine without an NVIDIA driver: nothing worth a note.
+        if (!std::filesystem::exists("/proc/driver/nvidia/version")) {
+            // No NVIDIA driver, so no GPU could run here, whatever the build: nothing worth a note.
             EXPECT_TRUE(c.note.empty()) << c.note;
+        } else if (cuda_backend_built()) {
+            // A driver, a CUDA build, and still no usable device: say why.
+            EXPECT_NE(c.note.find("CUDA"), std::string::npos) << c.note;
         } else {
+            // A GPU visibly going unused by a build without CUDA.
             EXPECT_NE(c.note.find("nvcc"), std::string::npos) << c.note;
         }
     }
