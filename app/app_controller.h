@@ -31,14 +31,16 @@ class AppController : public QObject {
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorChanged)
     // Run can start: a model is loaded and idle, and the engine found no error in the settings.
     Q_PROPERTY(bool canRun READ canRun NOTIFY canRunChanged)
-    // False with --no-restore: the window also starts at its default size.
-    Q_PROPERTY(bool restoresSettings READ restoresSettings CONSTANT)
+    // With --no-restore the window starts at its default size, unless Qt's -qwindowgeometry
+    // (or -geometry) set one.
+    Q_PROPERTY(bool startsAtDefaultSize READ startsAtDefaultSize CONSTANT)
     Q_PROPERTY(QVariantList legend READ legend CONSTANT)
 
 public:
     struct Options {
         bool persist = true;  // read/write QSettings (tests turn it off)
         bool restore = true;  // start from the saved settings
+        bool windowGeometryGiven = false;  // -qwindowgeometry on the command line
     };
     // Deliberately not default-constructible: Qt 6.4 prefers a default constructor over create()
     // for QML singletons, and the QML `App` must be the instance main() (or a test) made.
@@ -56,7 +58,7 @@ public:
     QString status() const { return status_; }
     QString errorString() const { return error_; }
     bool canRun() const { return runs_->canRun(); }
-    bool restoresSettings() const { return options_.persist && options_.restore; }
+    bool startsAtDefaultSize() const { return !(options_.persist && options_.restore) && !options_.windowGeometryGiven; }
     QVariantList legend() const;
 
     Q_INVOKABLE void clearError() { setError(ErrorSource::None, {}); }

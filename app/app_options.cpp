@@ -3,10 +3,56 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <cstdio>
+#include <cstdlib>
 
 #include "decode/settings_schema.h"
 #include "model/embedded_models.h"
 #include "local_path.h"
+
+namespace {
+
+// The options QGuiApplication and QApplication take out of the arguments themselves (as their
+// documentation lists them, in the - and -- spellings). Options are parsed under a
+// QCoreApplication, so that --help works without a display, and that one leaves them in: they
+// are skipped here and reach the window system when the QApplication is made.
+const QStringList kQtOptionsWithValue = {
+    "platform", "platformpluginpath", "platformtheme", "plugin", "qwindowgeometry", "qwindowicon",
+    "qwindowtitle", "session", "display", "geometry", "title", "icon", "style", "stylesheet"};
+const QStringList kQtFlags = {"reverse", "nograb", "dograb", "sync", "widgetcount", "testability"};
+
+QString qtOptionName(const QString& arg) {
+    if (!arg.startsWith('-')) return {};
+    return arg.mid(arg.startsWith(QLatin1String("--")) ? 2 : 1);
+}
+
+QString qtWindowSystemOptionsHelp() {
+    return QStringLiteral(
+        "Qt options (passed on to Qt's window system):\n"
+        "  -platform <NAME>           Platform plugin: xcb, wayland, offscreen, ...\n"
+        "                             (as QT_QPA_PLATFORM).\n"
+        "  -qwindowgeometry <WxH+X+Y> Size and place of the main window.\n"
+        "  -qwindowtitle <TITLE>      Title of the main window.\n"
+        "  -display <DISPLAY>         X display to use (xcb).\n"
+        "  -platformtheme <NAME>, -platformpluginpath <DIR>, -plugin <NAME>, -qwindowicon <FILE>,\n"
+        "  -style <NAME>, -stylesheet <FILE>, -session <ID>, -reverse: as Qt documents them.\n");
+}
+
+}  // namespace
+
+QStringList withoutQtWindowSystemOptions(const QStringList& arguments) {
+    QStringList kept;
+    for (qsizetype i = 0; i < arguments.size(); ++i) {
+        const QString name = i == 0 ? QString() : qtOptionName(arguments[i]);
+        if (kQtOptionsWithValue.contains(name)) {
+            ++i;  // and its value
+            continue;
+        }
+        if (kQtFlags.contains(name) || name.startsWith(QLatin1String("qmljsdebugger="))) continue;
+        kept << arguments[i];
+    }
+    return kept;
+}
 
 AppOptions parseAppOptions(const QStringList& arguments) {
     QCommandLineParser p;
@@ -33,9 +79,19 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     p.addOptions({model, prompt, trace, shot, saveTrace, set, cset, autorun, compare, quit, inspect, fresh, showStep,
                   backend});
     AppOptions o;
-    if (!p.parse(arguments)) {
+    for (const QString& arg : arguments.mid(1)) {
+        const QString name = qtOptionName(arg);
+        if (name == QLatin1String("qwindowgeometry") || name == QLatin1String("geometry")) o.windowGeometryGiven = true;
+    }
+    if (!p.parse(withoutQtWindowSystemOptions(arguments))) {
         o.error = p.errorText();
         return o;
+    }
+    if (p.isSet("help-all")) {
+        // The parser's own --help-all lists the options of the application object it runs
+        // under, here a QCoreApplication; the window-system ones are said here instead.
+        std::fputs(qPrintable(p.helpText() + "\n" + qtWindowSystemOptionsHelp()), stdout);
+        std::exit(0);
     }
     if (p.isSet("help")) p.showHelp(0);
     if (p.isSet("version")) p.showVersion();

@@ -20,10 +20,15 @@ struct AppOptions {
     int inspect = -1;           // --inspect POS: open the inspector on a position
     int showStep = -1;          // --show-step N: scrub to step N (from 1) when the run completes
     bool fresh = false;         // --no-restore: ignore saved settings
+    bool windowGeometryGiven = false;  // Qt's -qwindowgeometry / -geometry: the window's size is set
     QString error;              // set when the arguments are invalid
 };
 
+// Qt's own window-system options (-platform, -qwindowgeometry, -display, ...) are left to the
+// QApplication; --help-all lists them after the app's own.
 AppOptions parseAppOptions(const QStringList& arguments);
+// `arguments` without the options QGuiApplication / QApplication consume (and their values).
+QStringList withoutQtWindowSystemOptions(const QStringList& arguments);
 // The embedded default model (engine/model/embedded_models.h) for a program in applicationDir.
 QString defaultModelDir(const QString& applicationDir);
 

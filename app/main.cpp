@@ -44,7 +44,7 @@ int main(int argc, char* argv[]) {
     QQuickStyle::setStyle(QStringLiteral("Fusion"));
     name();
 
-    AppController controller(AppController::Options{true, !opts.fresh});
+    AppController controller(AppController::Options{true, !opts.fresh, opts.windowGeometryGiven});
     AppController::setInstance(&controller);
 
     QQmlApplicationEngine engine;

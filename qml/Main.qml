@@ -58,7 +58,7 @@ ApplicationWindow {
         palette.disabled.button = Theme.disabledFill
         palette.disabled.dark = Theme.disabledFill
         Qt.callLater(() => {  // after Settings has restored the geometry
-            if (!App.restoresSettings) { width = 1600; height = 1000; x = 0; y = 0 }
+            if (App.startsAtDefaultSize) { width = 1600; height = 1000; x = 0; y = 0 }
             fitToScreen()
         })
     }

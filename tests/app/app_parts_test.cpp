@@ -44,6 +44,23 @@ class AppPartsTest : public QObject {
     }
 
 private Q_SLOTS:
+    // Qt's window-system options reach the QApplication instead of failing the app's own
+    // parser ("Unknown options: p, l, a, ..."), with their values, in both spellings.
+    void qtWindowSystemOptionsPassThrough() {
+        AppOptions o = parseAppOptions({"dlmscope", "-platform", "offscreen", "--qwindowgeometry", "1280x760+0+0",
+                                        "-reverse", "--autorun", "-m", "/models/x", "-display", ":1"});
+        QVERIFY2(o.error.isEmpty(), qPrintable(o.error));
+        QVERIFY(o.autorun);
+        QCOMPARE(o.modelDir, QStringLiteral("/models/x"));
+        QVERIFY(o.windowGeometryGiven);  // the window keeps that size, even with --no-restore
+        QVERIFY(!parseAppOptions({"dlmscope", "--autorun"}).windowGeometryGiven);
+        QCOMPARE(withoutQtWindowSystemOptions({"dlmscope", "-platform", "xcb", "--prompt", "What is 2 + 2?", "-sync"}),
+                 (QStringList{"dlmscope", "--prompt", "What is 2 + 2?"}));
+        // The app's own mistakes are still mistakes.
+        o = parseAppOptions({"dlmscope", "-platform", "offscreen", "--bogus"});
+        QVERIFY2(o.error.contains("bogus"), qPrintable(o.error));
+    }
+
     void aSupersededLoadIsIgnored() {
         FakeDecodeEngine e;
         AppController app({false, false}, &e);
