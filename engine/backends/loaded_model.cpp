@@ -13,7 +13,9 @@ LoadedModel load_model(const std::filesystem::path& dir, const LoadOptions& opti
     auto checkpoint = std::make_unique<Checkpoint>(load_checkpoint(dir));
     if (options.diffusion_only && !checkpoint->config().is_diffusion())
         throw Error("'" + dir.string() + "' is a " + std::string(family_name(checkpoint->config().family)) +
-                    " model (autoregressive): dlmscope decodes masked diffusion models (llada, dream)");
+                    " model (autoregressive): dlmscope decodes masked diffusion models (llada, "
+                    "dream); an autoregressive model can judge their drafts as the guider of the guided "
+                    "strategy (guided.guider=" + dir.string() + ")");
     if (stop()) return {};
     CpuBackendOptions cpu;
     cpu.threads = options.cpu_threads;
