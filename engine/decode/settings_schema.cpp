@@ -430,11 +430,30 @@ const std::vector<StrategyPreset>& strategy_presets() {
              {{"strategy", "baseline"}, {"sampler", "dream"}, {"alg", "entropy"}, {"block_length", "0"}}},
             {"Dream top-k margin", "Dream's sampler: largest top-1 / top-2 margin first",
              {{"strategy", "baseline"}, {"sampler", "dream"}, {"alg", "topk_margin"}, {"block_length", "0"}}},
+            // Every other engine strategy, its parameters at their defaults (a test keeps one
+            // preset per strategy, so a new strategy comes with its name and description).
+            {"FreeCache", "FlashDLM's FreeCache: the prompt's and completed blocks' K/V frozen; rows from the current block on",
+             {{"strategy", "freecache"}}},
+            {"Fast-dLLM threshold", "Commit every position of the block with confidence ≥ τ; every row computed",
+             {{"strategy", "threshold"}}},
+            {"Fast-dLLM dual cache", "The threshold rule on Fast-dLLM's dual cache: only the current block's rows, refreshed per block",
+             {{"strategy", "fast-dllm"}}},
+            {"Fast-dLLM prefix cache", "The threshold rule on the prefix cache: rows from the block start on, refreshed per block",
+             {{"strategy", "fast-dllm-prefix"}}},
+            {"Selection", "Recompute a fraction k of the rows each step (dLLM-Cache style); the others keep their last state",
+             {{"strategy", "selection"}}},
+            {"SureLock + selection", "Locked rows skipped, and a fraction k of the others recomputed",
+             {{"strategy", "surelock+selection"}}},
+            {"SureLock + FreeCache", "Locked rows skipped inside FreeCache's window", {{"strategy", "surelock+freecache"}}},
+            {"COVER", "Threshold drafts verified in the same pass by K/V override: each seed kept, replaced or remasked",
+             {{"strategy", "cover"}}},
+            {"Saber", "Mean-confidence drafts with backtracking: the largest confidence drops are remasked",
+             {{"strategy", "saber"}}},
+            {"WINO", "Wide in, narrow out: threshold drafts, re-checked by a shadow block that masks each position alone",
+             {{"strategy", "wino"}}},
+            {"Guided Diffusion", "FlashDLM's guided decoding: an autoregressive guider keeps the longest agreeing prefix of the draft",
+             {{"strategy", "guided"}}},
         };
-        // One preset per other engine strategy, with its parameters at their defaults.
-        for (const auto& s : known_strategies())
-            if (s != "baseline" && s != "surelock")
-                p.push_back({s, "Engine strategy '" + s + "' with its default parameters", {{"strategy", s}}});
         return p;
     }();
     return presets;

@@ -42,7 +42,7 @@ TestCase {
         App.config.resetSettings()
     }
     // A preset sets what it names and resets the other strategy settings (it used to change only
-    // the strategy key: "Dream top-k margin" then "freecache" kept the Dream sampler); an edit
+    // the strategy key: "Dream top-k margin" then "FreeCache" kept the Dream sampler); an edit
     // turns the box to custom and names what differs.
     // Settings that no preset gave (an opened trace's) are described against the nearest preset,
     // not the last one applied.
@@ -63,7 +63,7 @@ TestCase {
     function test_presetsResetWhatTheyDoNotName() {
         const panel = createTemporaryObject(comp, this)
         const names = App.config.presets.map(p => p.name)
-        const dream = names.indexOf("Dream top-k margin"), freecache = names.indexOf("freecache")
+        const dream = names.indexOf("Dream top-k margin"), freecache = names.indexOf("FreeCache")
         verify(dream >= 0 && freecache >= 0)
         App.config.setSetting("gen_length", "48")
         App.config.applyPreset(dream)

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "decode/settings_schema.h"
@@ -176,6 +177,22 @@ TEST(SettingsSchema, PresetsResetWhatTheyDoNotName) {
             EXPECT_NE(find_setting_spec(k), nullptr) << p.name << " sets an undeclared " << k;
             EXPECT_NO_THROW(d.set(k, v)) << p.name;
         }
+    }
+}
+
+// The preset box offers every engine strategy, each under a name a person reads and with what
+// it does: a strategy added without its preset fails here.
+TEST(SettingsSchema, EveryStrategyHasANamedPreset) {
+    std::set<std::string> names;
+    for (const auto& p : strategy_presets()) {
+        EXPECT_TRUE(names.insert(p.name).second) << "two presets named " << p.name;
+        EXPECT_GE(p.description.size(), 20u) << p.name;
+        EXPECT_NE(p.name, p.settings.at("strategy")) << p.name << ": the preset's name is its strategy key";
+    }
+    for (const auto& strategy : known_strategies()) {
+        const bool offered = std::any_of(strategy_presets().begin(), strategy_presets().end(),
+                                         [&](const StrategyPreset& p) { return p.settings.at("strategy") == strategy; });
+        EXPECT_TRUE(offered) << "no preset runs the strategy " << strategy;
     }
 }
 
