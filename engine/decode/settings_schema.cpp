@@ -1,6 +1,7 @@
 #include "decode/settings_schema.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -457,6 +458,27 @@ const std::vector<StrategyPreset>& strategy_presets() {
         return p;
     }();
     return presets;
+}
+
+namespace {
+std::string preset_key(std::string_view name) {
+    std::string k;
+    for (char c : name)
+        if (c != ' ') k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return k;
+}
+}  // namespace
+
+const StrategyPreset* find_strategy_preset(std::string_view name) {
+    for (const auto& p : strategy_presets())
+        if (preset_key(p.name) == preset_key(name)) return &p;
+    return nullptr;
+}
+
+std::string strategy_preset_names() {
+    std::string out;
+    for (const auto& p : strategy_presets()) out += (out.empty() ? "" : ", ") + p.name;
+    return out;
 }
 
 std::map<std::string, std::string> apply_preset(const std::map<std::string, std::string>& current,

@@ -90,6 +90,11 @@ struct StrategyPreset {
     std::map<std::string, std::string> settings;
 };
 const std::vector<StrategyPreset>& strategy_presets();
+// The preset of that name, case and spaces aside ("surelock + unlocking" is "SureLock +
+// unlocking"); nullptr when there is none.
+const StrategyPreset* find_strategy_preset(std::string_view name);
+// "SureLock, SureLock + unlocking, ...": what a mistyped name is told.
+std::string strategy_preset_names();
 std::map<std::string, std::string> apply_preset(const std::map<std::string, std::string>& current,
                                                 const StrategyPreset& preset,
                                                 const std::map<std::string, std::string>& defaults = {});

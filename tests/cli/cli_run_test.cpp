@@ -76,6 +76,28 @@ TEST_F(CliRun, SummariesNameTheStrategysVariant) {
     EXPECT_NE(show.out.find("strategy       surelock (unlock=on), gen 16"), std::string::npos) << show.out;
 }
 
+// --preset runs the app's preset by its name (case and spaces aside); --strategy and --set
+// given with it change it further; a name that is no preset is refused with the names there are.
+TEST_F(CliRun, APresetByTheAppsName) {
+    auto r = run({"--preset", "surelock + UNLOCKING", "--set", "surelock.epsilon=1e-3", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto j = r.json();
+    EXPECT_EQ(j.at("strategy"), "surelock");
+    EXPECT_EQ(j.at("settings").at("surelock.unlock"), "on");
+    EXPECT_EQ(j.at("settings").at("surelock.epsilon"), "1e-3");
+    r = run({"--preset", "LLaDA random", "--strategy", "freecache", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    j = r.json();
+    EXPECT_EQ(j.at("strategy"), "freecache");
+    EXPECT_EQ(j.at("settings").at("remasking"), "random");
+    auto bad = run({"--preset", "SureLok"});
+    expect_one_line_error(bad, "--preset: no preset 'SureLok' (presets: SureLock, SureLock + unlocking,");
+    auto listed = cli({"settings", "--presets"});
+    ASSERT_EQ(listed.status, 0) << listed.err;
+    EXPECT_NE(listed.out.find("SureLock + unlocking\n"), std::string::npos) << listed.out;
+    EXPECT_NE(listed.out.find("sets: strategy=surelock surelock.unlock=on"), std::string::npos) << listed.out;
+}
+
 TEST_F(CliRun, SameSeedGivesIdenticalTraces) {
     const auto a = file("a.ndjson"), b = file("b.ndjson"), c = file("c.ndjson");
     ASSERT_EQ(run({"--temperature", "1", "--seed", "7", "--trace", a.string()}).status, 0);

@@ -13,11 +13,12 @@ namespace {
 const CommandSpec& settings_spec() {
     static const CommandSpec spec{
         "settings",
-        "[KEY] [--markdown]",
+        "[KEY] [--markdown] [--presets]",
         "List every decode setting and strategy parameter (type, default, range, meaning).",
         "With KEY, only that setting; with a strategy or a namespace (fast-dllm, surelock), the\n"
         "parameters it reads. The same table drives --set, the app's controls and docs/strategies.md.",
-        {{"markdown", "", "print the markdown tables of docs/strategies.md"}},
+        {{"markdown", "", "print the markdown tables of docs/strategies.md"},
+         {"presets", "", "list the strategy presets (run and eval take them as --preset NAME)"}},
         0,
         1,
         "KEY",
@@ -46,6 +47,14 @@ int settings_main(std::span<const std::string> args) {
     const ParsedArgs a = parse_args(spec, args);
     if (a.help_requested()) {
         std::cout << format_help(spec);
+        return kExitOk;
+    }
+    if (a.flag("presets")) {
+        for (const auto& p : strategy_presets()) {
+            std::cout << p.name << "\n    " << p.description << "\n    sets:";
+            for (const auto& [key, value] : p.settings) std::cout << ' ' << key << '=' << value;
+            std::cout << '\n';
+        }
         return kExitOk;
     }
     if (a.flag("markdown")) {

@@ -39,6 +39,8 @@ std::vector<OptionSpec> decode_option_specs() {
         return t + ")";
     };
     return {
+        {"preset", "NAME", "a strategy preset, as the app's preset box names it (e.g. \"SureLock + unlocking\"; "
+                           "all: dlmscope-cli settings --presets); --strategy and --set change it further"},
         {"strategy", "NAME", text("strategy")},
         {"set", "KEY=VALUE", "any decode setting or strategy parameter, e.g. --set top_p=0.9 (all: dlmscope-cli settings)", true},
         {"gen-len", "N", text("gen_length")},
@@ -85,6 +87,13 @@ DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults&
         std::string key, value, source;
     };
     std::vector<UserValue> user;
+    // A preset first, so that --strategy and --set given with it change it.
+    if (auto name = a.get("preset")) {
+        const StrategyPreset* preset = find_strategy_preset(*name);
+        if (!preset)
+            throw UsageError("--preset: no preset '" + *name + "' (presets: " + strategy_preset_names() + ")");
+        for (const auto& [key, value] : preset->settings) user.push_back({key, value, "--preset " + preset->name});
+    }
     for (const auto& kv : a.all("set")) {
         auto [key, value] = split_key_value(kv, "--set");
         user.push_back({key, value, "--set " + kv});

@@ -20,7 +20,8 @@
 
 namespace dlm::cli {
 
-// --strategy, --set, --gen-len, --steps, --block-len, --temperature, --seed, --threads, --backend.
+// --preset, --strategy, --set, --gen-len, --steps, --block-len, --temperature, --seed, --threads,
+// --backend.
 std::vector<OptionSpec> decode_option_specs();
 // The --backend option alone (for commands without the decode options, e.g. bench).
 OptionSpec backend_option_spec();
@@ -29,14 +30,11 @@ std::string backend_description();
 // The help paragraph listing the --set keys.
 std::string decode_options_description();
 
-// CLI defaults (gen-len 64, steps = gen-len, block-len = gen-len, T = 0, strategy "baseline"),
-// then --set in order, then the dedicated options. steps / block length follow the generation
-// length unless given. Throws UsageError naming the option for a bad value.
-// The schema's defaults, then the model's (its generation_config.json, once it is known), then
-// what the command line sets.
 // The schema's defaults, then the model's generation_config.json defaults (layer_generation_defaults),
-// then what the command line sets; the model's notes (what it publishes but is not applied) are
-// printed as warnings.
+// then what the command line sets: --preset's settings, --set in order, then the dedicated options
+// (--strategy, --gen-len, ...). steps follows the generation length unless given. The model's
+// notes (what it publishes but is not applied) are printed as warnings. Throws UsageError naming
+// the option for a bad value or an unknown preset.
 DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults& model_defaults = {});
 
 // validate_with_strategy() against the model and the templated prompt (the settings panel's
