@@ -15,12 +15,6 @@
 namespace dlm {
 namespace {
 
-const StrategyPreset* preset_named(std::string_view name) {
-    for (const auto& p : strategy_presets())
-        if (p.name == name) return &p;
-    return nullptr;
-}
-
 std::string text_of(double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.17g", v);
@@ -160,7 +154,7 @@ TEST(SettingsSchema, PresetsResetWhatTheyDoNotName) {
     current["temperature"] = "0.7";
     current["sampler"] = "dream";
     current["surelock.epsilon"] = "1e-4";
-    const StrategyPreset* llada = preset_named("LLaDA random");
+    const StrategyPreset* llada = find_strategy_preset("LLaDA random");
     ASSERT_NE(llada, nullptr);
     const auto out = apply_preset(current, *llada);
     EXPECT_EQ(out.at("gen_length"), "160");
@@ -183,6 +177,8 @@ TEST(SettingsSchema, PresetsResetWhatTheyDoNotName) {
 // The preset box offers every engine strategy, each under a name a person reads and with what
 // it does: a strategy added without its preset fails here.
 TEST(SettingsSchema, EveryStrategyHasANamedPreset) {
+    EXPECT_EQ(find_strategy_preset("surelock + UNLOCKING"), find_strategy_preset("SureLock + unlocking"));
+    EXPECT_EQ(find_strategy_preset("SureLok"), nullptr);
     std::set<std::string> names;
     for (const auto& p : strategy_presets()) {
         EXPECT_TRUE(names.insert(p.name).second) << "two presets named " << p.name;
@@ -200,8 +196,8 @@ TEST(SettingsSchema, EveryStrategyHasANamedPreset) {
 // low-confidence" on a LLaDA model, not on a Dream one (Dream's own sampler runs there), nor
 // when no model says which.
 TEST(SettingsSchema, AnAutoSamplerMatchesThePresetOfTheModelsOwnSampler) {
-    const StrategyPreset* low_confidence = preset_named("LLaDA low-confidence");
-    const StrategyPreset* surelock = preset_named("SureLock");
+    const StrategyPreset* low_confidence = find_strategy_preset("LLaDA low-confidence");
+    const StrategyPreset* surelock = find_strategy_preset("SureLock");
     ASSERT_NE(low_confidence, nullptr);
     ASSERT_NE(surelock, nullptr);
     auto baseline = default_settings();
@@ -222,8 +218,8 @@ TEST(SettingsSchema, AnAutoSamplerMatchesThePresetOfTheModelsOwnSampler) {
 // SureLock's optional budgeted unlocking has a preset of its own, and the two SureLock presets
 // stay apart: choosing plain SureLock after it turns unlocking off again.
 TEST(SettingsSchema, SureLockWithUnlockingIsAPresetOfItsOwn) {
-    const StrategyPreset* plain = preset_named("SureLock");
-    const StrategyPreset* unlocking = preset_named("SureLock + unlocking");
+    const StrategyPreset* plain = find_strategy_preset("SureLock");
+    const StrategyPreset* unlocking = find_strategy_preset("SureLock + unlocking");
     ASSERT_NE(plain, nullptr);
     ASSERT_NE(unlocking, nullptr);
     const auto with = apply_preset(default_settings(), *unlocking);
