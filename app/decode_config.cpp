@@ -92,6 +92,7 @@ QVariantMap controlFor(const dlm::SettingSpec& s) {
     QStringList options;
     for (const auto& c : s.choices) options << QString::fromStdString(c);
     QString help = QString::fromStdString(s.help);
+    if (!help.endsWith('.')) help += '.';  // the schema's help is one line without a full stop
     help += DecodeConfig::tr(" Default: %1; range %2.")
                 .arg(QString::fromStdString(s.default_value.empty() ? s.computed_default : s.default_value),
                      QString::fromStdString(dlm::setting_range_text(s)));
@@ -438,6 +439,11 @@ bool DecodeConfig::hasErrors() const {
     for (const auto& v : issues_)
         if (v.toMap().value("severity") == "error") return true;
     return false;
+}
+
+QString DecodeConfig::unreadReason(const QString& key) const {
+    const dlm::SettingSpec* spec = dlm::find_setting_spec(key.toStdString());
+    return spec ? QString::fromStdString(dlm::only_when_unmet(*spec, toStd(settings_))) : QString();
 }
 
 QString DecodeConfig::issueFor(const QString& key) const {

@@ -96,6 +96,9 @@ public:
     // Puts a worked example in the prompt and sizes the canvas for its whole answer.
     Q_INVOKABLE void useExample(int index);
     Q_INVOKABLE QString issueFor(const QString& key) const;  // the first issue naming `key`
+    // Why run A does not read `key` under its settings ("read only while surelock.unlock=on"), or
+    // "" (the engine's only_when_unmet): its control is dimmed and says so.
+    Q_INVOKABLE QString unreadReason(const QString& key) const;
     // "error", "warning" or "" (none) for the first issue naming `key`: how the control shows it.
     Q_INVOKABLE QString issueSeverityFor(const QString& key) const;
     // The issues no parameter control shows: those naming no setting, or one without a control.

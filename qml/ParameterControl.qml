@@ -14,10 +14,14 @@ ColumnLayout {
                            : (spec["default"] !== undefined ? spec["default"] : "")
     property string issue: { App.config.issues; return App.config.issueFor(spec.key) }
     property string issueSeverity: { App.config.issues; return App.config.issueSeverityFor(spec.key) }
+    // Why the run would not read this setting now ("read only while surelock.unlock=on"): the
+    // control stays editable, dimmed, and says so.
+    property string unread: { settings; return App.config.unreadReason(spec.key) }
     signal edited(string key, string value)
     spacing: 2
     // Strategy parameters show only while their strategy is chosen.
     visible: !spec["for"] || new RegExp(spec["for"]).test(String(settings.strategy))
+    opacity: unread !== "" ? 0.45 : 1
 
     RowLayout {
         Layout.fillWidth: true
@@ -27,9 +31,10 @@ ColumnLayout {
             font.pixelSize: Theme.small
             Layout.preferredWidth: 108
             // A model's generation_config.json may move the default: said after the schema's.
-            ToolTip.text: App.config.modelDefaults[control.spec.key] !== undefined
-                          ? control.spec.help + " " + qsTr("This model's default: %1.").arg(App.config.modelDefaults[control.spec.key])
-                          : control.spec.help
+            ToolTip.text: (App.config.modelDefaults[control.spec.key] !== undefined
+                           ? control.spec.help + " " + qsTr("This model's default: %1.").arg(App.config.modelDefaults[control.spec.key])
+                           : control.spec.help)
+                          + (control.unread !== "" ? " " + qsTr("Not read now: %1.").arg(control.unread) : "")
             ToolTip.visible: hover.hovered
             HoverHandler { id: hover }
         }

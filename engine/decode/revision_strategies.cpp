@@ -102,9 +102,6 @@ bool make_guided(const DecodeSettings& s, const ModelConfig& config, const Strat
     o.ratio = p.real("guided.ratio");
     o.chunk = static_cast<int>(p.integer("guided.chunk"));
     o.threads = static_cast<int>(p.integer("guided.threads"));
-    if (o.match != GuideMatch::TopK && p.has("guided.k")) p.warn("guided.k", "guided.k only applies to guided.match=topk");
-    if (o.match != GuideMatch::Ratio && p.has("guided.ratio"))
-        p.warn("guided.ratio", "guided.ratio only applies to guided.match=ratio");
     GuidedUnmaskOptions g;
     g.gen_length = s.gen_length;
     g.eos_fill = p.flag("guided.eos_fill");

@@ -207,6 +207,13 @@ std::vector<SettingSpec> build_schema() {
     auto& guider = b.add("guided.guider", SettingType::Text, "", "guider model",
                          "Checkpoint folder of the autoregressive guider (a qwen2-family model)");
     guider.computed_default = "the tiny-ar folder next to the model's";
+
+    // Parameters a run reads only under another setting's value.
+    for (auto& spec : b.out) {
+        if (spec.key.rfind("surelock.unlock.", 0) == 0) spec.only_when_key = "surelock.unlock", spec.only_when_value = "on";
+        if (spec.key == "guided.k") spec.only_when_key = "guided.match", spec.only_when_value = "topk";
+        if (spec.key == "guided.ratio") spec.only_when_key = "guided.match", spec.only_when_value = "ratio";
+    }
     return std::move(b.out);
 }
 
@@ -395,6 +402,22 @@ std::string parameter_in_effect(const std::map<std::string, std::string>& settin
     return given != settings.end() ? given->second : spec.default_value;
 }
 
+std::string only_when_unmet(const SettingSpec& spec, const std::map<std::string, std::string>& settings) {
+    if (spec.only_when_key.empty()) return {};
+    const SettingSpec& condition = setting_spec(spec.only_when_key);
+    const auto it = settings.find(condition.key);
+    std::string value = it != settings.end() ? it->second : condition.default_value;
+    if (condition.type == SettingType::Flag) {
+        // Every spelling DecodeSettings accepts for a switch.
+        for (const char* on : {"on", "true", "1", "yes"})
+            if (value == on) value = "on";
+        for (const char* off : {"off", "false", "0", "no"})
+            if (value == off) value = "off";
+    }
+    if (value == spec.only_when_value) return {};
+    return "read only while " + spec.only_when_key + "=" + spec.only_when_value;
+}
+
 std::string strategy_label(const std::string& strategy, const std::map<std::string, std::string>& settings) {
     const std::set<std::string> read = namespaces_of(strategy);
     std::string changed;
@@ -539,6 +562,7 @@ std::string settings_markdown() {
         std::string help = s.help;
         if (!s.unit.empty()) help += " (" + s.unit + ")";
         if (!s.follows.empty()) help += "; follows `" + s.follows + "` when not given";
+        if (!s.only_when_key.empty()) help += "; read only while `" + s.only_when_key + "=" + s.only_when_value + "`";
         return "| `" + s.key + "` | " + std::string(setting_type_name(s.type)) + " | " + def + " | " + range(s) + " | " +
                help + " |\n";
     };

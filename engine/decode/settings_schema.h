@@ -39,6 +39,10 @@ struct SettingSpec {
     // When this setting is not given but `follows` is, it takes that setting's value (steps
     // follows gen_length: one step per token).
     std::string follows;
+    // Read only while another setting of the same run has a value ("surelock.unlock" = "on" for
+    // the unlock.* parameters): otherwise it has no effect, a given value is warned about, and a
+    // control shows it dimmed.
+    std::string only_when_key, only_when_value;
 
     bool is_parameter() const { return key.find('.') != std::string::npos; }
     std::string_view name_space() const;  // "surelock" for "surelock.epsilon", "" for a decode setting
@@ -68,6 +72,11 @@ std::vector<const SettingSpec*> parameters_of(std::string_view name);
 // strategy when not) uses for parameter `key`: the one given, else the schema's default; empty
 // when its strategy does not read the key's namespace.
 std::string parameter_in_effect(const std::map<std::string, std::string>& settings, std::string_view key);
+
+// Empty when nothing keeps the run from reading `spec` (its only_when condition holds, or it has
+// none); otherwise why it is not read: "read only while surelock.unlock=on". `settings` as for
+// parameter_in_effect (a setting not given has its default).
+std::string only_when_unmet(const SettingSpec& spec, const std::map<std::string, std::string>& settings);
 
 // A run's strategy as a short label that tells its variants apart: the name, and the parameters
 // it reads among `settings` that are given with another value than the default ("surelock

@@ -29,10 +29,6 @@ SureLockOptions read_surelock(StrategyParams& p, const ModelConfig& config) {
     u.interval = static_cast<int>(p.integer("surelock.unlock.interval"));
     u.cooldown = static_cast<int>(p.integer("surelock.unlock.cooldown"));
     u.rho = p.real("surelock.unlock.rho");
-    if (!u.enabled)
-        for (const char* k : {"surelock.unlock.period", "surelock.unlock.epsilon", "surelock.unlock.interval",
-                              "surelock.unlock.cooldown", "surelock.unlock.rho"})
-            if (p.has(k)) p.warn(k, std::string(k) + " has no effect while surelock.unlock is off");
     if (o.epsilon == 0) p.warn("surelock.epsilon", "surelock.epsilon = 0 disables locking (the baseline's trace)");
     if (o.gate_percent == 0) p.warn("surelock.m", "surelock.m = 0 lets no position pass the gate: nothing locks");
     return o;

@@ -129,7 +129,12 @@ void StrategyParams::warn(const std::string& key, const std::string& message) {
 std::vector<SettingsIssue> StrategyParams::finish() const {
     std::vector<SettingsIssue> out = warnings_;
     for (const auto& [key, value] : params_) {
-        if (read_.count(key)) continue;
+        if (read_.count(key)) {
+            // Given, but its condition does not hold: it changes nothing, which may be unintended.
+            const std::string unmet = only_when_unmet(setting_spec(key), params_);
+            if (!unmet.empty()) out.push_back({SettingsIssue::Severity::Warning, key, key + " has no effect: " + unmet});
+            continue;
+        }
         // Keys set straight into the map (not through DecodeSettings::set) meet the same check.
         if (!find_setting_spec(key)) throw Error(unknown_setting_message(key));
         if (claimed_.count(namespace_of(key)))

@@ -30,6 +30,7 @@ void print_one(const SettingSpec& s) {
     std::cout << s.key << "  (" << setting_type_name(s.type) << ", " << setting_range_text(s) << ")\n"
               << "    default: " << (s.default_value.empty() ? s.computed_default : s.default_value);
     if (!s.follows.empty()) std::cout << " (follows " << s.follows << " when not given)";
+    if (!s.only_when_key.empty()) std::cout << "; read only while " << s.only_when_key << "=" << s.only_when_value;
     std::cout << '\n' << "    " << s.help;
     if (!s.unit.empty()) std::cout << " [" << s.unit << "]";
     std::cout << '\n';

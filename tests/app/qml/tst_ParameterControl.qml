@@ -45,6 +45,23 @@ TestCase {
         App.config.resetSettings()
     }
 
+    // A parameter read only under another setting's value is dimmed while that does not hold,
+    // and its tooltip says why; it stays editable.
+    function test_aParameterTheRunDoesNotReadIsDimmed() {
+        App.config.setSetting("strategy", "surelock")
+        const c = createTemporaryObject(comp, host.contentItem, {spec: spec("surelock.unlock.period")})
+        verify(c.visible)
+        compare(c.unread, "read only while surelock.unlock=on")
+        verify(c.opacity < 1)
+        verify(c.enabled)
+        App.config.setSetting("surelock.unlock", "on")
+        compare(c.unread, "")
+        compare(c.opacity, 1)
+        const plain = createTemporaryObject(comp, host.contentItem, {spec: spec("surelock.epsilon")})
+        compare(plain.unread, "")
+        App.config.resetSettings()
+    }
+
     // A number outside the setting's range is still passed on (the engine says what is wrong), so
     // the field never shows a value the run does not use; text that is no number is refused.
     function test_realFieldPassesOutOfRangeNumbersOn() {

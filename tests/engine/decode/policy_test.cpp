@@ -8,6 +8,7 @@
 #include "decode/decode_canvas.h"
 #include "decode/dream_unmask.h"
 #include "decode/llada_unmask.h"
+#include "decode/settings_schema.h"
 #include "decode/strategy.h"
 #include "support/decode_fakes.h"
 #include "util/error.h"
@@ -289,6 +290,30 @@ TEST(DecodePolicy, ThePanelsCheckAddsTheStrategysOwnWarningsAndRefusals) {
     ASSERT_EQ(issues.size(), 1u);
     EXPECT_TRUE(issues[0].is_error());
     EXPECT_NE(issues[0].message.find("outside [0, inf)"), std::string::npos) << issues[0].message;
+}
+
+// A parameter given while the setting it depends on says it is not read (the schema's
+// only_when) is a warning naming that setting, whatever the strategy; given under the condition,
+// nothing is said.
+TEST(DecodePolicy, AParameterItsConditionSwitchesOffIsAWarning) {
+    const auto c = test::fake_config();
+    DecodeSettings s;
+    s.gen_length = s.steps = 8;
+    s.strategy = "surelock";
+    s.params["surelock.unlock.period"] = "4";
+    auto issues = validate_with_strategy(s, c, 4);
+    ASSERT_EQ(issues.size(), 1u);
+    EXPECT_FALSE(issues[0].is_error());
+    EXPECT_EQ(issues[0].key, "surelock.unlock.period");
+    EXPECT_EQ(issues[0].message, "surelock.unlock.period has no effect: read only while surelock.unlock=on");
+    s.params["surelock.unlock"] = "true";  // any spelling of a switch
+    EXPECT_TRUE(validate_with_strategy(s, c, 4).empty());
+
+    EXPECT_EQ(only_when_unmet(setting_spec("guided.k"), {{"guided.match", "ratio"}}),
+              "read only while guided.match=topk");
+    EXPECT_EQ(only_when_unmet(setting_spec("guided.k"), {{"guided.match", "topk"}}), "");
+    EXPECT_EQ(only_when_unmet(setting_spec("guided.ratio"), {}), "read only while guided.match=ratio");  // argmax by default
+    EXPECT_EQ(only_when_unmet(setting_spec("surelock.epsilon"), {}), "");
 }
 
 TEST(DecodePolicy, CanvasEventsFollowTheStateMachine) {
