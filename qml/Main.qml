@@ -140,6 +140,7 @@ ApplicationWindow {
             const path = window.savePath(selectedFile, defaultSuffix)
             if (path === "") return
             if (what === "csv") { App.runs.exportCsv(path); return }
+            if (what === "charts") { charts.exportImage(path); return }
             // In compare mode the grid of B goes beside A's (<name>-B.png), as traces and CSV do.
             const pathB = what === "grid" ? App.runs.comparePath(path) : ""
             const failed = !(what === "grid" ? mainGrid.grid : heatmaps.heatmap).saveImage(path) ? path
@@ -215,6 +216,7 @@ ApplicationWindow {
                     id: exportMenu
                     MenuItem { objectName: "exportGridItem"; text: qsTr("Grid as PNG…"); onTriggered: { exportDialog.what = "grid"; window.suggestFile(exportDialog, "grid", "png"); exportDialog.open() } }
                     MenuItem { objectName: "exportHeatmapItem"; text: qsTr("Heatmap as PNG…"); onTriggered: { exportDialog.what = "heatmap"; window.suggestFile(exportDialog, heatmaps.heatmap.mode === "reveal" ? "reveal-order" : "kl", "png", heatmaps.run); exportDialog.open() } }
+                    MenuItem { objectName: "exportChartsItem"; text: qsTr("Charts as PNG…"); onTriggered: { exportDialog.what = "charts"; window.suggestFile(exportDialog, "charts", "png"); exportDialog.open() } }
                     MenuItem { objectName: "exportCsvItem"; text: qsTr("Per-step statistics as CSV…"); onTriggered: { exportDialog.what = "csv"; window.suggestFile(exportDialog, "steps", "csv"); exportDialog.open() } }
                 }
             }

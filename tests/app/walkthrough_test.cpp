@@ -6,9 +6,11 @@
 #include <QApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QImage>
 #include <QQmlApplicationEngine>
 #include <QQuickItem>
 #include <QQuickWindow>
+#include <QSet>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -272,7 +274,10 @@ private Q_SLOTS:
         const struct {
             const char* item;
             const char* file;
-        } exports[] = {{"exportGridItem", "grid.png"}, {"exportHeatmapItem", "heatmap.png"}, {"exportCsvItem", "steps.csv"}};
+        } exports[] = {{"exportGridItem", "grid.png"},
+                       {"exportHeatmapItem", "heatmap.png"},
+                       {"exportChartsItem", "charts.png"},
+                       {"exportCsvItem", "steps.csv"}};
         for (const auto& e : exports) {
             const QString path = outDir() + "/" + e.file;
             QFile::remove(path);
@@ -285,6 +290,15 @@ private Q_SLOTS:
             QTRY_VERIFY2(QFileInfo(path).size() > 0, e.file);
             QTRY_VERIFY2(c_->status().contains(e.file), qPrintable(c_->status()));
         }
+        // The charts' image is the whole grid of six, not what the panel's scroll shows.
+        const QImage charts(outDir() + "/charts.png");
+        auto* grid = find("chartsGrid");
+        QVERIFY(grid);
+        QCOMPARE(charts.size(), QSize(qRound(grid->width()), qRound(grid->height())));
+        QSet<QRgb> colours;  // drawn charts, not an empty panel
+        for (int y = 0; y < charts.height(); y += 7)
+            for (int x = 0; x < charts.width(); x += 7) colours.insert(charts.pixel(x, y));
+        QVERIFY2(colours.size() > 20, qPrintable(QString::number(colours.size())));
     }
 
     // The model picker: a folder that is not a checkpoint is refused with a banner and the model
