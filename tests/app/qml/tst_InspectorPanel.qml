@@ -63,6 +63,24 @@ TestCase {
         verify(events.height <= events.contentHeight + 1, events.height + " > " + events.contentHeight)
         verify(history.height > 150, "history " + history.height)
     }
+    // In a window too short for all its parts (960 x 640) the panel scrolls: the candidates'
+    // history keeps its height at the bottom instead of being drawn past the panel.
+    function test_aShortPanelScrollsToEveryPart() {
+        App.runs.setViewStep(App.runs.run.stepCount - 1)
+        const insp = createTemporaryObject(comp, this, {position: 7, height: 420})
+        waitForRendering(insp)
+        const scroll = findChild(insp, "inspectorScroll")
+        const history = findChild(insp, "topkHistory")
+        verify(history.height >= 120, "history " + history.height)
+        const bottom = history.mapToItem(scroll.contentItem, 0, history.height).y
+        verify(scroll.contentHeight > scroll.height, scroll.contentHeight + " <= " + scroll.height)
+        verify(bottom <= scroll.contentHeight + 1, bottom + " > " + scroll.contentHeight)
+        // Tall enough, nothing scrolls.
+        const tall = createTemporaryObject(comp, this, {position: 7})
+        waitForRendering(tall)
+        const tallScroll = findChild(tall, "inspectorScroll")
+        verify(tallScroll.contentHeight <= tallScroll.height + 1, tallScroll.contentHeight + " > " + tallScroll.height)
+    }
     // Steps are counted from 1, as on the timeline ("step 64 of 64", not "step 63").
     function test_stepsAreCountedFromOne() {
         const insp = createTemporaryObject(comp, this, {position: 7})
