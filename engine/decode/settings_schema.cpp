@@ -402,17 +402,21 @@ std::string parameter_in_effect(const std::map<std::string, std::string>& settin
     return given != settings.end() ? given->second : spec.default_value;
 }
 
+std::optional<bool> switch_value(std::string_view text) {
+    for (const char* on : {"on", "true", "1", "yes"})
+        if (text == on) return true;
+    for (const char* off : {"off", "false", "0", "no"})
+        if (text == off) return false;
+    return std::nullopt;
+}
+
 std::string only_when_unmet(const SettingSpec& spec, const std::map<std::string, std::string>& settings) {
     if (spec.only_when_key.empty()) return {};
     const SettingSpec& condition = setting_spec(spec.only_when_key);
     const auto it = settings.find(condition.key);
     std::string value = it != settings.end() ? it->second : condition.default_value;
     if (condition.type == SettingType::Flag) {
-        // Every spelling DecodeSettings accepts for a switch.
-        for (const char* on : {"on", "true", "1", "yes"})
-            if (value == on) value = "on";
-        for (const char* off : {"off", "false", "0", "no"})
-            if (value == off) value = "off";
+        if (const auto on = switch_value(value)) value = *on ? "on" : "off";  // "true" is "on"
     }
     if (value == spec.only_when_value) return {};
     return "read only while " + spec.only_when_key + "=" + spec.only_when_value;

@@ -6,6 +6,7 @@
 // so a default or a range cannot differ between them.
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -72,6 +73,10 @@ std::vector<const SettingSpec*> parameters_of(std::string_view name);
 // strategy when not) uses for parameter `key`: the one given, else the schema's default; empty
 // when its strategy does not read the key's namespace.
 std::string parameter_in_effect(const std::map<std::string, std::string>& settings, std::string_view key);
+
+// A switch's text as the value it means: on / true / 1 / yes, off / false / 0 / no; nullopt for
+// anything else.
+std::optional<bool> switch_value(std::string_view text);
 
 // Empty when nothing keeps the run from reading `spec` (its only_when condition holds, or it has
 // none); otherwise why it is not read: "read only while surelock.unlock=on". `settings` as for

@@ -99,8 +99,7 @@ bool StrategyParams::flag(const std::string& key) {
     const SettingSpec& s = spec_of(key, SettingType::Flag);
     const std::string* given = find(key);
     const std::string& v = given ? *given : s.default_value;
-    if (v == "on" || v == "true" || v == "1" || v == "yes") return true;
-    if (v == "off" || v == "false" || v == "0" || v == "no") return false;
+    if (const auto on = switch_value(v)) return *on;
     throw Error("parameter " + key + "='" + v + "' is not a switch (use on or off)");
 }
 

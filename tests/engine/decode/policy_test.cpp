@@ -314,6 +314,10 @@ TEST(DecodePolicy, AParameterItsConditionSwitchesOffIsAWarning) {
     EXPECT_EQ(only_when_unmet(setting_spec("guided.k"), {{"guided.match", "topk"}}), "");
     EXPECT_EQ(only_when_unmet(setting_spec("guided.ratio"), {}), "read only while guided.match=ratio");  // argmax by default
     EXPECT_EQ(only_when_unmet(setting_spec("surelock.epsilon"), {}), "");
+    // One reading of a switch for the condition and for the strategy's own flag().
+    EXPECT_EQ(switch_value("yes"), true);
+    EXPECT_EQ(switch_value("0"), false);
+    EXPECT_EQ(switch_value("maybe"), std::nullopt);
 }
 
 TEST(DecodePolicy, CanvasEventsFollowTheStateMachine) {
