@@ -274,12 +274,18 @@ TEST(DecodePolicy, StrategyFactoryKnowsBaselineAndRejectsTheRest) {
     }
 }
 
-TEST(DecodePolicy, ThePanelsCheckAddsTheStrategysOwnWarningsAndRefusals) {
-    const auto c = test::fake_config();
+// A SureLock run of 8 tokens on the fake config, the settings the panel checks below.
+DecodeSettings surelock_of_8(const std::string& key, const std::string& value) {
     DecodeSettings s;
     s.gen_length = s.steps = 8;
     s.strategy = "surelock";
-    s.params["surelock.epsilon"] = "0";
+    s.params[key] = value;
+    return s;
+}
+
+TEST(DecodePolicy, ThePanelsCheckAddsTheStrategysOwnWarningsAndRefusals) {
+    const auto c = test::fake_config();
+    DecodeSettings s = surelock_of_8("surelock.epsilon", "0");
     auto issues = validate_with_strategy(s, c, 4);
     ASSERT_EQ(issues.size(), 1u);
     EXPECT_FALSE(issues[0].is_error());
@@ -297,10 +303,7 @@ TEST(DecodePolicy, ThePanelsCheckAddsTheStrategysOwnWarningsAndRefusals) {
 // nothing is said.
 TEST(DecodePolicy, AParameterItsConditionSwitchesOffIsAWarning) {
     const auto c = test::fake_config();
-    DecodeSettings s;
-    s.gen_length = s.steps = 8;
-    s.strategy = "surelock";
-    s.params["surelock.unlock.period"] = "4";
+    DecodeSettings s = surelock_of_8("surelock.unlock.period", "4");
     auto issues = validate_with_strategy(s, c, 4);
     ASSERT_EQ(issues.size(), 1u);
     EXPECT_FALSE(issues[0].is_error());
