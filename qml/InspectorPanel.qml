@@ -69,8 +69,10 @@ Rectangle {
         ColumnLayout {
             id: column
             width: scroller.availableWidth
-            // The panel's height; more only when its parts need more (a small window): then it scrolls.
-            height: Math.max(scroller.availableHeight, implicitHeight)
+            // The panel's height; more only when its parts need more (a small window): then it
+            // scrolls. Read from the panel: a ScrollView's own size follows its content's until its
+            // anchors apply, and this is its content (a binding loop while the panel is made).
+            height: Math.max(inspector.height - 2 * scroller.anchors.margins, implicitHeight)
             spacing: 6
             RowLayout {
                 Layout.fillWidth: true
