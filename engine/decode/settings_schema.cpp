@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -443,6 +444,7 @@ std::map<std::string, std::string> default_settings() {
 }
 
 const std::vector<StrategyPreset>& strategy_presets() {
+    static constexpr const char* kPaperBlock = "32";  // FlashDLM's and Fast-dLLM's block length
     static const std::vector<StrategyPreset> presets = [] {
         std::vector<StrategyPreset> p = {
             {"SureLock", "Lock converged positions (KL ≤ ε) and skip their rows", {{"strategy", "surelock"}}},
@@ -460,19 +462,23 @@ const std::vector<StrategyPreset>& strategy_presets() {
              {{"strategy", "baseline"}, {"sampler", "dream"}, {"alg", "topk_margin"}, {"block_length", "0"}}},
             // Every other engine strategy, its parameters at their defaults (a test keeps one
             // preset per strategy, so a new strategy comes with its name and description).
+            // The block strategies run on their papers' blocks of 32 tokens: over one block FreeCache
+            // freezes only the prompt and Fast-dLLM's caches never refresh (apply_preset fits 32 to
+            // canvases it does not divide).
             {"FreeCache", "FlashDLM's FreeCache: the prompt's and completed blocks' K/V frozen; rows from the current block on",
-             {{"strategy", "freecache"}}},
+             {{"strategy", "freecache"}, {"block_length", kPaperBlock}}},
             {"Fast-dLLM threshold", "Commit every position of the block with confidence ≥ τ; every row computed",
-             {{"strategy", "threshold"}}},
+             {{"strategy", "threshold"}, {"block_length", kPaperBlock}}},
             {"Fast-dLLM dual cache", "The threshold rule on Fast-dLLM's dual cache: only the current block's rows, refreshed per block",
-             {{"strategy", "fast-dllm"}}},
+             {{"strategy", "fast-dllm"}, {"block_length", kPaperBlock}}},
             {"Fast-dLLM prefix cache", "The threshold rule on the prefix cache: rows from the block start on, refreshed per block",
-             {{"strategy", "fast-dllm-prefix"}}},
+             {{"strategy", "fast-dllm-prefix"}, {"block_length", kPaperBlock}}},
             {"Selection", "Recompute a fraction k of the rows each step (dLLM-Cache style); the others keep their last state",
              {{"strategy", "selection"}}},
             {"SureLock + selection", "Locked rows skipped, and a fraction k of the others recomputed",
              {{"strategy", "surelock+selection"}}},
-            {"SureLock + FreeCache", "Locked rows skipped inside FreeCache's window", {{"strategy", "surelock+freecache"}}},
+            {"SureLock + FreeCache", "Locked rows skipped inside FreeCache's window",
+             {{"strategy", "surelock+freecache"}, {"block_length", kPaperBlock}}},
             {"COVER", "Threshold drafts verified in the same pass by K/V override: each seed kept, replaced or remasked",
              {{"strategy", "cover"}}},
             {"Saber", "Mean-confidence drafts with backtracking: the largest confidence drops are remasked",
@@ -519,6 +525,15 @@ std::map<std::string, std::string> apply_preset(const std::map<std::string, std:
         out[s.key] = s.task && it != current.end() ? it->second : d != defaults.end() ? d->second : s.default_value;
     }
     for (const auto& [k, v] : preset.settings) out[k] = v;
+    // A block length the preset names must tile the canvas it is applied on (32 on 48: 24).
+    if (preset.settings.count("block_length")) {
+        int gen = 0, block = 0;
+        const std::string& g = out["gen_length"];
+        const std::string& b = out["block_length"];
+        if (std::from_chars(g.data(), g.data() + g.size(), gen).ec == std::errc{} &&
+            std::from_chars(b.data(), b.data() + b.size(), block).ec == std::errc{})
+            out["block_length"] = std::to_string(block_that_tiles(gen, block));
+    }
     return out;
 }
 
@@ -585,7 +600,10 @@ std::string settings_markdown() {
         }
         out += row(s);
     }
-    out += "\n### Presets\n\n| preset | sets | description |\n|---|---|---|\n";
+    out += "\n### Presets\n\nA preset sets what it names and resets every other setting to its default, "
+           "except the task's (gen length, steps, block length, seed, trace detail), which it changes only where it "
+           "names them. A block length it names is fitted to the canvas: 32 on a canvas of 48 becomes 24.\n\n"
+           "| preset | sets | description |\n|---|---|---|\n";
     for (const auto& p : strategy_presets()) {
         std::string sets;
         for (const auto& [k, v] : p.settings) sets += (sets.empty() ? "" : ", ") + ("`" + k + "=" + v + "`");

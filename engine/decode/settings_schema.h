@@ -96,8 +96,9 @@ std::set<std::string> namespaces_of(std::string_view strategy);
 
 // A named starting point. Applying one gives every setting it names its value, every other
 // non-task setting its default, and drops strategy parameters it does not name; task settings
-// (gen length, steps, block length, seed, trace detail) stay unless it names them. The defaults
-// are the schema's, or `defaults` where it has the key (a model's, see model_default_settings).
+// (gen length, steps, block length, seed, trace detail) stay unless it names them; a block length
+// it names is fitted to the canvas (block_that_tiles). The defaults are the schema's, or
+// `defaults` where it has the key (a model's, see model_default_settings).
 struct StrategyPreset {
     std::string name;
     std::string description;

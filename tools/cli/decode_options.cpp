@@ -1,5 +1,6 @@
 #include "decode_options.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "decode/settings_schema.h"
@@ -109,6 +110,11 @@ DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults&
         print_warning("generation_config.json: " + note);
     for (const auto& u : user) apply(s, u.key, u.value, u.source);
     apply_follow_rules(s, given);
+    // A preset's block length (FreeCache's 32) tiles the canvas given beside it, as in the app;
+    // one the user gives is theirs to fit.
+    const auto block_from = std::find_if(user.rbegin(), user.rend(), [](const UserValue& u) { return u.key == "block_length"; });
+    if (block_from != user.rend() && block_from->source.rfind("--preset", 0) == 0)
+        s.block_length = block_that_tiles(s.gen_length, s.block_length);
     return s;
 }
 

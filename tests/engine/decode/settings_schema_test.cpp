@@ -233,6 +233,37 @@ TEST(SettingsSchema, SureLockWithUnlockingIsAPresetOfItsOwn) {
     EXPECT_NE(back, with);
 }
 
+
+// The block strategies' presets decode on their papers' blocks of 32 (over one block FreeCache
+// would freeze only the prompt), fitted to a canvas 32 does not divide; the fitted length still
+// matches the preset, and one-block presets leave the user's block length alone.
+TEST(SettingsSchema, BlockStrategyPresetsBringTheirBlocksFittedToTheCanvas) {
+    for (const char* name : {"FreeCache", "SureLock + FreeCache", "Fast-dLLM threshold", "Fast-dLLM dual cache",
+                             "Fast-dLLM prefix cache"}) {
+        const StrategyPreset* p = find_strategy_preset(name);
+        ASSERT_NE(p, nullptr) << name;
+        auto on = [&](const char* gen) {
+            auto current = default_settings();
+            current["gen_length"] = gen;
+            current["steps"] = gen;
+            return apply_preset(current, *p);
+        };
+        EXPECT_EQ(on("192").at("block_length"), "32") << name;
+        const auto fitted = on("48");
+        EXPECT_EQ(fitted.at("block_length"), "24") << name;
+        EXPECT_TRUE(preset_differences(fitted, *p).empty()) << name;
+        auto resized = fitted;
+        resized["block_length"] = "16";
+        EXPECT_EQ(preset_differences(resized, *p), std::vector<std::string>{"block_length"}) << name;
+        DecodeSettings d;
+        for (const auto& [k, v] : fitted) d.set(k, v);
+        for (const SettingsIssue& issue : validate(d, test::fake_config(), 4))
+            EXPECT_FALSE(issue.is_error()) << name << ": " << issue.message;
+    }
+    auto mine = default_settings();
+    mine["block_length"] = "16";
+    EXPECT_EQ(apply_preset(mine, *find_strategy_preset("SureLock")).at("block_length"), "16");
+}
 // docs/strategies.md carries the schema's tables verbatim between its markers.
 TEST(SettingsSchema, DocsCarryTheSchemaTables) {
     std::ifstream f(std::string(DLM_SOURCE_DIR) + "/docs/strategies.md");
