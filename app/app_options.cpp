@@ -64,6 +64,11 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     const QCommandLineOption trace("trace", "Open a recorded NDJSON trace (replays without a model).", "FILE");
     const QCommandLineOption shot("screenshot", "Save a PNG of the window when the run completes.", "FILE");
     const QCommandLineOption saveTrace("save-trace", "Save the run's NDJSON trace when it completes.", "FILE");
+    const QCommandLineOption preset("preset",
+                                    "Strategy preset as the preset box names it, e.g. \"SureLock + unlocking\" "
+                                    "(dlmscope-cli settings --presets lists them); --set changes it further.",
+                                    "NAME");
+    const QCommandLineOption cpreset("compare-preset", "Strategy preset of compare run B.", "NAME");
     const QCommandLineOption set("set", "Decode setting for this launch (repeatable).", "KEY=VALUE");
     const QCommandLineOption cset("compare-set", "Setting of compare run B (repeatable).", "KEY=VALUE");
     const QCommandLineOption autorun("autorun", "Start decoding as soon as the model is loaded.");
@@ -76,8 +81,8 @@ AppOptions parseAppOptions(const QStringList& arguments) {
                                      "Compute backend: auto (CUDA when usable, else CPU), cpu or cuda. "
                                      "Without a usable GPU the CPU runs, and the app says why.",
                                      "NAME");
-    p.addOptions({model, prompt, trace, shot, saveTrace, set, cset, autorun, compare, quit, inspect, fresh, showStep,
-                  backend});
+    p.addOptions({model, prompt, trace, shot, saveTrace, preset, set, cpreset, cset, autorun, compare, quit, inspect,
+                  fresh, showStep, backend});
     AppOptions o;
     for (const QString& arg : arguments.mid(1)) {
         const QString name = qtOptionName(arg);
@@ -121,6 +126,20 @@ AppOptions parseAppOptions(const QStringList& arguments) {
         o.showStep = p.value(showStep).toInt(&ok);
         if (!ok || o.showStep < 1) o.error = QStringLiteral("--show-step expects a step >= 1, got '%1'").arg(p.value(showStep));
     }
+    // The CLI's --preset names, from the one table the preset box shows.
+    auto presetIndex = [&](const QCommandLineOption& option, int& index) {
+        if (!p.isSet(option)) return;
+        const QString name = p.value(option);
+        const dlm::StrategyPreset* found = dlm::find_strategy_preset(name.toStdString());
+        if (!found) {
+            o.error = QStringLiteral("--%1: no preset '%2' (presets: %3)")
+                          .arg(option.names().constFirst(), name, QString::fromStdString(dlm::strategy_preset_names()));
+            return;
+        }
+        index = int(found - dlm::strategy_presets().data());
+    };
+    presetIndex(preset, o.preset);
+    presetIndex(cpreset, o.comparePreset);
     // A mistyped key would run with the default it meant to change, and be saved with the
     // settings; it is refused before the window opens, as the CLI refuses it.
     for (const auto& kv : o.settings + o.compareSettings) {

@@ -44,8 +44,12 @@ void Automation::start(const QString& modelDir, const QString& fallback) {
     fallback_ = fallback;
     if (!options_.backend.isEmpty()) controller_->model()->setBackend(options_.backend);
     if (!options_.prompt.isEmpty()) controller_->config()->setPrompt(options_.prompt);
-    for (const auto& kv : options_.settings) controller_->config()->setSetting(kv.section('=', 0, 0), kv.section('=', 1));
-    if (options_.compare || !options_.compareSettings.isEmpty()) controller_->config()->applyComparePreset(controller_->config()->comparePresetIndex());
+    DecodeConfig* config = controller_->config();
+    if (options_.preset >= 0) config->applyPreset(options_.preset);
+    for (const auto& kv : options_.settings) config->setSetting(kv.section('=', 0, 0), kv.section('=', 1));
+    // B starts from A's settings (the same prompt, canvas and seed) with its own preset.
+    if (options_.compare || options_.comparePreset >= 0 || !options_.compareSettings.isEmpty())
+        config->applyComparePreset(options_.comparePreset >= 0 ? options_.comparePreset : config->comparePresetIndex());
     for (const auto& kv : options_.compareSettings) controller_->config()->setCompareSetting(kv.section('=', 0, 0), kv.section('=', 1));
     if (!options_.tracePath.isEmpty()) {
         // A trace replays without a model; runCompleted fires from openTrace. A trace that cannot

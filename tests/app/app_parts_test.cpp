@@ -12,6 +12,7 @@
 #include "run_view.h"
 #include "fake_decode_engine.h"
 #include "synthetic_run.h"
+#include "decode/settings_schema.h"
 #include "trace/trace_io.h"
 
 namespace {
@@ -59,6 +60,33 @@ private Q_SLOTS:
         // The app's own mistakes are still mistakes.
         o = parseAppOptions({"dlmscope", "-platform", "offscreen", "--bogus"});
         QVERIFY2(o.error.contains("bogus"), qPrintable(o.error));
+    }
+
+    // --preset and --compare-preset take the names the preset box and the CLI's --preset take;
+    // --set changes the preset further, and an unknown name is refused with the list.
+    void aPresetByNameFromTheCommandLine() {
+        AppOptions o = parseAppOptions({"dlmscope", "--preset", "surelock + UNLOCKING", "--set", "surelock.epsilon=1e-3",
+                                        "--compare-preset", "Fast-dLLM dual cache"});
+        QVERIFY2(o.error.isEmpty(), qPrintable(o.error));
+        const auto& presets = dlm::strategy_presets();
+        QCOMPARE(QString::fromStdString(presets[size_t(o.preset)].name), QStringLiteral("SureLock + unlocking"));
+        QCOMPARE(QString::fromStdString(presets[size_t(o.comparePreset)].name), QStringLiteral("Fast-dLLM dual cache"));
+        const AppOptions bad = parseAppOptions({"dlmscope", "--preset", "SureLok"});
+        QVERIFY2(bad.error.contains("--preset: no preset 'SureLok'") && bad.error.contains("SureLock + unlocking"),
+                 qPrintable(bad.error));
+
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        Automation automation(&app, nullptr, o);
+        automation.start(QStringLiteral("/models/tiny"));
+        const QVariantMap a = app.config()->settings(), b = app.config()->compareSettings();
+        QCOMPARE(a.value("strategy").toString(), QStringLiteral("surelock"));
+        QCOMPARE(a.value("surelock.unlock").toString(), QStringLiteral("on"));
+        QCOMPARE(a.value("surelock.epsilon").toString(), QStringLiteral("1e-3"));
+        QCOMPARE(b.value("strategy").toString(), QStringLiteral("fast-dllm"));
+        QCOMPARE(b.value("gen_length"), a.value("gen_length"));
+        QVERIFY(!b.contains("surelock.unlock"));
+        QCOMPARE(app.config()->comparePresetIndex(), o.comparePreset);
     }
 
     void aSupersededLoadIsIgnored() {
