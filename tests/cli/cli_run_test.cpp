@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "cli/cli_test_support.h"
 #include "decode/flops.h"
+#include "decode/settings_schema.h"
 #include "trace/trace_io.h"
 
 namespace dlm::cli_test {
@@ -90,6 +92,14 @@ TEST_F(CliRun, APresetByTheAppsName) {
     j = r.json();
     EXPECT_EQ(j.at("strategy"), "freecache");
     EXPECT_EQ(j.at("settings").at("remasking"), "random");
+    // A block strategy's preset brings its blocks of 32, fitted to the canvas of 16; a block
+    // length given beside it is the user's.
+    r = run({"--preset", "Fast-dLLM dual cache", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.json().at("settings").at("block_length"), "16");
+    r = run({"--preset", "FreeCache", "--block-len", "8", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.json().at("settings").at("block_length"), "8");
     auto bad = run({"--preset", "SureLok"});
     expect_one_line_error(bad, "--preset: no preset 'SureLok' (presets: SureLock, SureLock + unlocking,");
     auto listed = cli({"settings", "--presets"});
@@ -335,6 +345,26 @@ TEST_F(CliRun, EvalOnAJsonlFile) {
     EXPECT_EQ(full.err_lines().back().rfind("dlmscope-cli: error: ", 0), 0u) << full.err;
     EXPECT_NE(full.err_lines().back().find("/dev/full"), std::string::npos) << full.err;
 
+    // Each example on its own canvas: one block, or a preset's blocks of 32 fitted to it.
+    const auto canvases = file("canvases.jsonl");
+    write_text(canvases,
+               "{\"family\": \"addition\", \"prompt\": \"1 + 2\", \"answer\": \"3\", \"gen_length\": 24}\n"
+               "{\"family\": \"addition\", \"prompt\": \"2 + 2\", \"answer\": \"4\", \"gen_length\": 40}\n");
+    auto blocks_of = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args{"eval", "--model", model_dir().string(), "--data", canvases.string(),
+                                      "--predictions", file("blocks.jsonl").string()};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const auto run = cli(args);
+        EXPECT_EQ(run.status, 0) << run.err;
+        std::vector<int> blocks;
+        std::istringstream lines(read_text(file("blocks.jsonl")));
+        for (std::string line; std::getline(lines, line);) blocks.push_back(nlohmann::json::parse(line).at("block_length"));
+        return blocks;
+    };
+    EXPECT_EQ(blocks_of({}), (std::vector<int>{24, 40}));
+    EXPECT_EQ(blocks_of({"--preset", "Fast-dLLM dual cache"}), (std::vector<int>{24, 20}));
+    EXPECT_EQ(blocks_of({"--preset", "Fast-dLLM dual cache", "--block-len", "8"}), (std::vector<int>{8, 8}));
+
     write_text(file("bad.jsonl"), "{\"family\": \"x\", \"prompt\": \"p\"}\n");
     expect_one_line_error(cli({"eval", "--model", model_dir().string(), "--data", file("bad.jsonl").string()}),
                           "bad.jsonl:1");
@@ -402,7 +432,7 @@ TEST_F(CliRun, DecodeBenchSectionOnATokenizerFreeCheckpoint) {
     auto made = cli({"make-checkpoint", "--dims", "tiny", "--out", file("rand").string()});
     ASSERT_EQ(made.status, 0) << made.err;
     auto r = cli({"bench", "--section", "decode", "--model", file("rand").string(), "--backend", "cpu", "--gen-lens",
-                  "32", "--prompt-len", "8", "--strategies", "baseline,fast-dllm", "--json", file("d.json").string(),
+                  "32", "--prompt-len", "8", "--strategies", "baseline, fast-dLLM DUAL cache", "--json", file("d.json").string(),
                   "--out", file("report.md").string()});
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string md = read_text(file("report.md"));
@@ -410,7 +440,11 @@ TEST_F(CliRun, DecodeBenchSectionOnATokenizerFreeCheckpoint) {
     const auto j = nlohmann::json::parse(read_text(file("d.json")));
     ASSERT_EQ(j.at("runs").size(), 2u);
     const auto& base = j.at("runs")[0];
-    EXPECT_EQ(base.at("label"), "baseline");
+    // A strategy key stands for the first preset that runs it; a name may differ in case and spaces.
+    EXPECT_EQ(base.at("label"), "LLaDA low-confidence");
+    EXPECT_EQ(j.at("runs")[1].at("label"), "Fast-dLLM dual cache");
+    EXPECT_EQ(j.at("runs")[1].at("block"), 32);  // the preset's blocks
+    EXPECT_EQ(base.at("block"), 0);              // one block over the canvas
     EXPECT_EQ(base.at("tokens"), 32);
     EXPECT_EQ(base.at("forwards"), 32);  // one token per forward, one forward per step
     EXPECT_DOUBLE_EQ(base.at("speedup").get<double>(), 1.0);
@@ -494,7 +528,7 @@ TEST(CliTinyMdlm, StrategiesBenchDecodesEachExampleOnItsFamilysCanvas) {
     for (const auto& run : j.at("runs")) {
         EXPECT_EQ(run.at("gen_length"), 0);
         EXPECT_EQ(run.at("n"), 2) << run.at("label");
-        if (run.at("label") == "baseline") {
+        if (run.at("label") == "LLaDA low-confidence") {  // the baseline: the preset box's names
             saw_baseline = true;
             EXPECT_DOUBLE_EQ(run.at("avg_steps").get<double>(), (24 + 40) / 2.0);  // one token per step
             EXPECT_DOUBLE_EQ(run.at("flops_ratio").get<double>(), 1.0);
@@ -502,12 +536,12 @@ TEST(CliTinyMdlm, StrategiesBenchDecodesEachExampleOnItsFamilysCanvas) {
         // The per-step curve is kept per canvas: steps of different canvases do not line up.
         const auto& curves = run.at("step_flops_ratio_by_canvas");
         EXPECT_TRUE(curves.contains("24") && curves.contains("40")) << curves.dump();
-        if (run.at("label") == "baseline") EXPECT_EQ(curves.at("40").size(), 40u);
+        if (run.at("label") == "LLaDA low-confidence") EXPECT_EQ(curves.at("40").size(), 40u);
         // Blocks of 32 on canvases of 24 (one block) and 40 (blocks of 20): it runs.
-        saw_fast = saw_fast || run.at("label") == "fast-dllm";
+        saw_fast = saw_fast || run.at("label") == "Fast-dLLM dual cache";
         // Guided's AR guider is part of its cost, and only guided has one.
         const double guider = run.at("guider_flops_ratio").get<double>();
-        if (run.at("label") == "guided") {
+        if (run.at("strategy") == "guided") {
             EXPECT_GT(guider, 0.0);
             EXPECT_GE(run.at("flops_ratio").get<double>(), guider);
         } else {
@@ -515,6 +549,11 @@ TEST(CliTinyMdlm, StrategiesBenchDecodesEachExampleOnItsFamilysCanvas) {
         }
     }
     EXPECT_TRUE(saw_baseline && saw_fast) << j.dump();
+    // Every preset of the app's box is reported under its name (or said not to run, and why).
+    std::set<std::string> labels;
+    for (const auto& run : j.at("runs")) labels.insert(run.at("label").get<std::string>());
+    for (const StrategyPreset& p : strategy_presets())
+        EXPECT_TRUE(labels.count(p.name) || md.find("not run: " + p.name + " — ") != std::string::npos) << p.name;
     for (const char* bad : {"0", "64x", "famly"})
         expect_one_line_error(run_cli({"bench", "--section", "strategies", "--gen-lens", bad, "--out", "-"}, scratch.path()),
                               "--gen-lens");

@@ -35,9 +35,10 @@ def main():
     script = os.path.join(a.source, "tools", "scripts", "plot_strategies.py")
     curves = {"48": [1.0, 0.6, 0.3], "192": [1.0, 0.8, 0.6, 0.4, 0.2]}
     data = {"model": "tiny", "examples": 2, "sweep_gen": 0,
-            "runs": [run("baseline", "baseline", False, {k: [1.0] * len(v) for k, v in curves.items()}),
-                     run("surelock", "surelock", False, curves),
-                     run("surelock", "surelock e=5e-3 m=20%", True, curves)]}
+            "runs": [run("baseline", "LLaDA low-confidence", False, {k: [1.0] * len(v) for k, v in curves.items()}),
+                     run("surelock", "SureLock", False, curves),
+                     run("surelock", "SureLock + unlocking", False, {"48": [1.0, 0.7, 0.5]}),
+                     run("surelock", "SureLock ε=5e-3 m=20%", True, curves)]}
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "s.json")
         with open(path, "w") as f:
@@ -64,8 +65,11 @@ def main():
                  "print(json.dumps(labels))\n")
         r = subprocess.run([python, "-c", probe], capture_output=True, text=True)
         labels = json.loads(r.stdout.strip().splitlines()[-1])
-        if "canvas 48" not in labels or "canvas 192" not in labels:
-            print(f"expected a SureLock line per canvas, got {labels}")
+        if sorted(l for l in labels if l and l.startswith("canvas")) != ["canvas 192", "canvas 48"]:
+            print(f"expected one line per canvas of the SureLock preset alone, got {labels}")
+            return 1
+        if "ε=5e-3 m=20%" not in labels:
+            print(f"expected the sweep's line labelled by its ε and m, got {labels}")
             return 1
         empty = os.path.join(tmp, "empty.json")
         with open(empty, "w") as f:

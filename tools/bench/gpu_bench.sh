@@ -31,7 +31,8 @@
 #   --reps N             timed steps per measurement, median reported (default 10)
 #   --pack DIR           the pack folder (default .gpupack)
 #   --decode-gen LIST    generation lengths of the end-to-end decodes (default 256)
-#   --decode-presets L   presets of the end-to-end decodes (default baseline,fast-dllm,surelock,surelock+freecache)
+#   --decode-presets L   presets of the end-to-end decodes, by name or strategy key (default "LLaDA
+#                        low-confidence,Fast-dLLM dual cache,SureLock,SureLock + FreeCache")
 #   --no-profile         skip the Nsight Compute profile of one dense step
 #   --steps LIST         run only these steps, in the order above: unpack, tests, parity, checkpoint,
 #                        tiling, forward, torch, decode, profile, summary (default: all). tools/gpu_session.sh
@@ -52,7 +53,7 @@ PROMPT=64
 PACK="$ROOT/.gpupack"
 UNPACKED=/tmp/dlmscope-gpupack
 DECODE_GEN=256
-DECODE_PRESETS=baseline,fast-dllm,surelock,surelock+freecache
+DECODE_PRESETS="LLaDA low-confidence,Fast-dLLM dual cache,SureLock,SureLock + FreeCache"
 PROFILE=1
 PROFILE_TIMEOUT=200
 ALL_STEPS=unpack,tests,parity,checkpoint,tiling,forward,torch,decode,profile,summary

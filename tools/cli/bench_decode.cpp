@@ -78,7 +78,7 @@ struct DecodeRun {
 };
 
 struct DecodeResult {
-    DecodePreset preset;
+    StrategyPreset preset;
     int gen = 0;
     DecodeRun median_run;  // the run whose wall time is the median
     std::vector<double> walls;
@@ -93,22 +93,30 @@ struct DecodeResult {
 
 }  // namespace
 
-DecodeSettings preset_settings(const DecodePreset& p, int gen) {
+const StrategyPreset& bench_preset(std::string_view name, std::string_view option) {
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    if (const StrategyPreset* p = find_strategy_preset(name)) return *p;
+    for (const StrategyPreset& p : strategy_presets())
+        if (p.settings.at("strategy") == name) return p;
+    throw UsageError(std::string(option) + ": no preset '" + std::string(name) + "' (presets: " +
+                     strategy_preset_names() + "; or a strategy key, e.g. fast-dllm)");
+}
+
+DecodeSettings preset_settings(const StrategyPreset& p, int gen) {
+    const std::string g = std::to_string(gen);
     DecodeSettings s;
-    s.gen_length = gen;
-    s.steps = gen;
-    s.block_length = p.block > 0 ? block_that_tiles(gen, p.block) : gen;
-    s.strategy = p.strategy;
+    for (const auto& [k, v] : apply_preset({{"gen_length", g}, {"steps", g}, {"block_length", "0"}}, p)) s.set(k, v);
     s.track_kl = TrackKl::Off;
     s.display_top_k = 0;
-    for (const auto& [k, v] : p.params) s.params[k] = v;
     return s;
 }
 
 CommandSpec with_decode_options(CommandSpec spec) {
     spec.options.push_back(
-        {"strategies", "LIST", "decode: presets, comma-separated; the first is the baseline "
-                               "(default baseline,fast-dllm,surelock,surelock+freecache)"});
+        {"strategies", "LIST", "decode: presets by name (dlmscope-cli settings --presets) or strategy key, "
+                               "comma-separated; the first is the baseline (default \"LLaDA low-confidence,Fast-dLLM "
+                               "dual cache,SureLock,SureLock + FreeCache\")"});
     spec.description +=
         "\n  decode       (only when named) whole decodes of a synthetic prompt (--prompt-len ids) at each\n"
         "               --gen-lens, one per preset in the same run, on any checkpoint (random weights from\n"
@@ -138,12 +146,12 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
     GuiderCache guiders((std::filesystem::absolute(dir).lexically_normal().parent_path() / "tiny-ar"));
     const std::vector<int32_t> prompt = synthetic_prompt(config, *tokenizer, o.prompt_len);
 
-    auto settings_for = [&](const DecodePreset& p, int gen) {
+    auto settings_for = [&](const StrategyPreset& p, int gen) {
         const DecodeSettings s = preset_settings(p, gen);
         check_settings(s, config, static_cast<int>(prompt.size()), nullptr);
         return s;
     };
-    auto decode_once = [&](const DecodePreset& p, int gen) {
+    auto decode_once = [&](const StrategyPreset& p, int gen) {
         DecodeSession session(backend, *tokenizer, config, prompt, settings_for(p, gen), DecodeLabels{dir.filename().string(), ""}, &guiders);
         backend.reset();
         const TransferTotals copied_before = backend.transfers();
@@ -172,7 +180,7 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
         for (int rep = 0; rep < o.reps; ++rep)
             for (std::size_t i = 0; i < o.presets.size(); ++i) {
                 runs[i].push_back(decode_once(o.presets[i], gen));
-                note("decode gen " + std::to_string(gen) + " " + o.presets[i].label + ": " +
+                note("decode gen " + std::to_string(gen) + " " + o.presets[i].name + ": " +
                      format_fixed(runs[i].back().wall_s, 2) + " s, " + std::to_string(runs[i].back().forwards) + " forwards");
             }
         for (std::size_t i = 0; i < o.presets.size(); ++i) {
@@ -233,12 +241,13 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
         const double speedup = base && m.wall_s > 0 ? base->median_run.wall_s / m.wall_s : 0;
         const double flops_ratio =
             base && base->median_run.sum.paper_flops > 0 ? m.sum.paper_flops / base->median_run.sum.paper_flops : 0;
-        rows.push_back({std::to_string(r.gen), r.preset.label, format_fixed(r.tps(), 1), std::to_string(m.forwards),
+        rows.push_back({std::to_string(r.gen), r.preset.name, format_fixed(r.tps(), 1), std::to_string(m.forwards),
                         format_fixed(r.tokens_per_forward(), 2), format_fixed(r.ms_per_forward(), 2),
                         format_fixed(100 * m.forward_s / wall, 0) + " / " + format_fixed(100 * m.stats_s / wall, 0) + " / " +
                             format_fixed(100 * host / wall, 0) + "%",
                         copies, format_fixed(flops_ratio, 3), format_fixed(speedup, 2) + "×", format_fixed(proj, 0)});
-        jr.push_back({{"gen", r.gen}, {"label", r.preset.label}, {"strategy", r.preset.strategy}, {"block", r.preset.block},
+        jr.push_back({{"gen", r.gen}, {"label", r.preset.name}, {"strategy", r.preset.settings.at("strategy")},
+                      {"block", preset_settings(r.preset, r.gen).block_length},
                       {"wall_s", m.wall_s}, {"walls_s", r.walls}, {"forwards", m.forwards}, {"steps", m.sum.steps},
                       {"tokens", m.sum.tokens_unmasked}, {"tokens_per_forward", r.tokens_per_forward()},
                       {"ms_per_forward", r.ms_per_forward()}, {"tps", r.tps()}, {"forward_s", m.forward_s},

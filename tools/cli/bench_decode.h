@@ -12,25 +12,26 @@
 #include "bench_report.h"
 #include "backends/backend_factory.h"
 #include "decode/decode_settings.h"
+#include "decode/settings_schema.h"
 
 namespace dlm::cli {
 
-// One decoding configuration: a preset and the parameters the benchmark gives it.
-struct DecodePreset {
-    std::string label;
-    std::string strategy;
-    std::map<std::string, std::string> params;
-    int block = 0;  // semi-autoregressive block length; 0 = one block
-};
+// A configuration of the benchmarks is a preset of the engine's table, the one the app's preset
+// box and `run --preset` offer, under its name (or a variant of one: the SureLock sweep's ε and m).
+// `name` is a preset's name, case and spaces aside, or an engine strategy key, which stands for
+// the first preset that runs it ("fast-dllm": "Fast-dLLM dual cache"). Throws UsageError naming
+// `option` and the presets.
+const StrategyPreset& bench_preset(std::string_view name, std::string_view option);
 
-// The decode settings of a preset at a generation length: steps = gen_length (dynamic strategies
-// may stop earlier), its block length (one block when 0 or not shorter), no KL tracking or display
-// top-k (a benchmark pays for neither). The strategies and decode bench sections share it.
-DecodeSettings preset_settings(const DecodePreset& preset, int gen_length);
+// The decode settings of a preset on a canvas of `gen_length`: steps = gen_length (dynamic
+// strategies may stop earlier), one block unless the preset names its block length (fitted to
+// the canvas), no KL tracking or display top-k (a benchmark pays for neither). The strategies
+// and decode bench sections share it.
+DecodeSettings preset_settings(const StrategyPreset& preset, int gen_length);
 
 struct DecodeBenchOptions {
     std::string model;                 // checkpoint folder; required
-    std::vector<DecodePreset> presets;  // in the order reported; the first is the baseline of the ratios
+    std::vector<StrategyPreset> presets;  // in the order reported; the first is the baseline of the ratios
     std::vector<int> gen_lens{256};
     int prompt_len = 64;
     int reps = 1;                      // timed decodes per preset and length, median reported

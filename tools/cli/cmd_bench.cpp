@@ -94,7 +94,8 @@ struct BenchContext {
     std::string data_out = "docs/bench/strategies";
     BackendKind backend = BackendKind::Auto;
     ForwardCudaOptions forward_cuda;  // forward-cuda section
-    std::vector<std::string> decode_presets{"baseline", "fast-dllm", "surelock", "surelock+freecache"};  // decode section
+    std::vector<std::string> decode_presets{"LLaDA low-confidence", "Fast-dLLM dual cache", "SureLock",
+                                            "SureLock + FreeCache"};  // decode section
     int prompt_len = 64;                                                                                  // decode section
     std::string decode_json;                                                                              // decode section
     bool reps_given = false, gen_lens_given = false, lengths_given = false;
@@ -189,45 +190,31 @@ MarkdownSection forward_cpu(const BenchContext& ctx) {
 // strategies: every compute-saving preset against the baseline, measured in the same run.
 // ---------------------------------------------------------------------------------------------
 
-// One configuration of the benchmark: a preset with its --set values. block 0 = one block over
-// the whole generation (the SureLock paper's setting, S = N_gen).
+// One configuration of the benchmark: a preset of the engine's table at its own settings, or a
+// point of the SureLock sweep.
 struct StrategyConfig {
-    std::string label;
-    std::string strategy;
-    std::vector<std::pair<std::string, std::string>> params;
-    int block = 0;
+    StrategyPreset preset;
     bool sweep = false;  // part of the SureLock epsilon x m sweep
+    const std::string& label() const { return preset.name; }
+    const std::string& strategy() const { return preset.settings.at("strategy"); }
 };
 
+// Every preset the app offers, under its name, the first (LLaDA low-confidence) the baseline of
+// the ratios; one block over the whole generation with S = N_gen steps (the SureLock paper's
+// setting) unless the preset brings its own blocks (FreeCache's and Fast-dLLM's 32).
 std::vector<StrategyConfig> strategy_configs(bool with_sweep) {
-    std::vector<StrategyConfig> c{
-        {"baseline", "baseline", {}, 0, false},
-        {"surelock", "surelock", {{"surelock.epsilon", "5e-3"}, {"surelock.m", "20"}}, 0, false},
-        // The paper's optional budgeted unlocking: its probe steps cost FLOPs and wall time.
-        {"surelock unlock", "surelock", {{"surelock.epsilon", "5e-3"}, {"surelock.m", "20"}, {"surelock.unlock", "on"}}, 0, false},
-        {"selection", "selection", {{"selection.k", "0.8"}}, 0, false},
-        {"surelock+selection", "surelock+selection", {{"selection.k", "0.8"}}, 0, false},
-        {"freecache", "freecache", {}, 32, false},
-        {"surelock+freecache", "surelock+freecache", {}, 32, false},
-        {"threshold", "threshold", {{"threshold.tau", "0.9"}}, 32, false},
-        {"fast-dllm", "fast-dllm", {{"threshold.tau", "0.9"}}, 32, false},
-        {"fast-dllm-prefix", "fast-dllm-prefix", {{"threshold.tau", "0.9"}}, 32, false},
-    };
-    // Presets registered by other modules (COVER, Saber, guided, ...) run with their defaults.
-    for (const std::string& name : known_strategies()) {
-        bool listed = false;
-        for (const auto& x : c) listed = listed || x.strategy == name;
-        if (!listed) c.push_back({name, name, {}, 0, false});
-    }
+    std::vector<StrategyConfig> c;
+    c.push_back({bench_preset("LLaDA low-confidence", "strategies"), false});
+    for (const StrategyPreset& p : strategy_presets())
+        if (p.name != c.front().label()) c.push_back({p, false});
     if (with_sweep)
         for (const char* eps : {"5e-4", "5e-3", "5e-2"})
             for (const char* m : {"10", "20", "40"})
-                c.push_back({std::string("surelock e=") + eps + " m=" + m + "%", "surelock",
-                             {{"surelock.epsilon", eps}, {"surelock.m", m}}, 0, true});
+                c.push_back({{std::string("SureLock ε=") + eps + " m=" + m + "%", "",
+                              {{"strategy", "surelock"}, {"surelock.epsilon", eps}, {"surelock.m", m}}},
+                             true});
     return c;
 }
-
-DecodePreset preset_of(const StrategyConfig& c) { return {c.label, c.strategy, {c.params.begin(), c.params.end()}, c.block}; }
 
 struct StrategyTotals {
     int n = 0, correct = 0;
@@ -295,11 +282,11 @@ MarkdownSection strategies(const BenchContext& ctx) {
             const std::vector<int32_t> prompt_ids = build_prompt(ckpt, ex.prompt, chat);
             // Every configuration on the same example back to back: machine load drifts equally.
             for (const StrategyConfig& c : configs) {
-                DecodeSettings s = preset_settings(preset_of(c), canvas_of(ex, gen));
+                DecodeSettings s = preset_settings(c.preset, canvas_of(ex, gen));
                 // The guider of "guided" is the AR checkpoint next to the model (resources/models/tiny-ar).
-                if (c.strategy == "guided" && !s.params.count("guided.guider"))
+                if (c.strategy() == "guided" && !s.params.count("guided.guider"))
                     s.params["guided.guider"] = (std::filesystem::path(ctx.model).parent_path() / "tiny-ar").string();
-                if (failed.count(c.label)) continue;
+                if (failed.count(c.label())) continue;
                 std::unique_ptr<DecodeSession> made;
                 try {
                     check_settings(s, ckpt.config(), static_cast<int>(prompt_ids.size()), &warned);
@@ -307,11 +294,11 @@ MarkdownSection strategies(const BenchContext& ctx) {
                                                             DecodeLabels{model.name, ex.prompt}, model.guiders.get());
                 } catch (const std::exception& err) {
                     // A preset that cannot run here (e.g. a guider model missing) is reported, not fatal.
-                    failed[c.label] = err.what();
+                    failed[c.label()] = err.what();
                     continue;
                 }
                 DecodeSession& session = *made;
-                StrategyTotals& t = results[gen][c.label];
+                StrategyTotals& t = results[gen][c.label()];
                 session.run([&](const StepTrace& st) {
                     // The engine's own counts (a Saber step may commit and remask one position:
                     // one event, two counts).
@@ -360,7 +347,8 @@ MarkdownSection strategies(const BenchContext& ctx) {
     const std::string where = model.backend->name() == "cpu" ? "CPU" : "CUDA";
     MarkdownSection sec("strategies", "Decoding strategies: accuracy next to speed (" + where + ", embedded model)");
     sec.paragraph(
-        "Every preset decodes the same examples of " +
+        "Every preset of the app's preset box (`dlmscope-cli settings --presets`), under its name, decodes the same "
+        "examples of " +
         (ctx.data.empty() ? std::string("the embedded model's test split") : table_cell(ctx.data)) + " (" +
         std::to_string(examples.size()) +
         " examples, " + std::to_string(ctx.limit_per_family) + " per family, chat template, temperature 0), each "
@@ -369,9 +357,11 @@ MarkdownSection strategies(const BenchContext& ctx) {
         "so step savings count too (for guided, its AR guider's forwards are added, LM head included: they are what "
         "its fewer steps cost); *r̄* = rows computed / rows of its own steps (the SureLock paper's active ratio); "
         "*speedup* = baseline wall time / preset wall time, measured in this run; *E2E TPS* = unmasked tokens / wall "
-        "time. Baseline and SureLock/selection use one block over the whole generation with S = N_gen steps (the "
-        "SureLock paper's setting); FreeCache and Fast-dLLM use blocks of 32, or the largest divisor of the canvas below "
-        "32 where 32 does not divide it (Fast-dLLM: threshold 0.9, dual or prefix cache, step count data-dependent). "
+        "time. LLaDA low-confidence is the baseline. Presets decode on one block over the whole generation with "
+        "S = N_gen steps (the SureLock paper's setting) unless they bring their papers' blocks: FreeCache and "
+        "Fast-dLLM use blocks of 32, or the largest divisor of the canvas below 32 where 32 does not divide it "
+        "(Fast-dLLM: threshold 0.9, dual or prefix cache, step count data-dependent). Every parameter is the "
+        "preset's, as the app runs it. "
         "*Family canvases*: each example decodes on the canvas its family is evaluated on (`dlmscope-cli eval`), "
         "the setting the model's accuracy figures in docs/models.md are measured in.");
     machine_bullets(sec, ctx.threads, backend_label(*model.backend));
@@ -383,11 +373,11 @@ MarkdownSection strategies(const BenchContext& ctx) {
     sec.paragraph("Command:");
     sec.code_block(ctx.command, "sh");
     for (int gen : ctx.gen_lens) {
-        const StrategyTotals& base = results[gen]["baseline"];
+        const StrategyTotals& base = results[gen][configs_of[gen].front().label()];
         std::vector<std::vector<std::string>> rows, sweep, by_family;
         for (const StrategyConfig& c : configs_of[gen]) {
-            if (failed.count(c.label)) continue;
-            const StrategyTotals& t = results[gen][c.label];
+            if (failed.count(c.label())) continue;
+            const StrategyTotals& t = results[gen][c.label()];
             const double acc = t.n ? double(t.correct) / t.n : 0.0;
             const double ratio = base.flops > 0 ? t.flops / base.flops : 0.0;
             const double active = t.rows_total > 0 ? double(t.rows) / double(t.rows_total) : 0.0;
@@ -395,13 +385,13 @@ MarkdownSection strategies(const BenchContext& ctx) {
             const double tps = t.wall > 0 ? t.tokens / t.wall : 0.0;
             auto ev = [&](const char* k) { auto it = t.events.find(k); return it == t.events.end() ? 0.0 : it->second; };
             const std::vector<std::string> row{
-                c.label, format_fixed(100 * acc, 1) + "%", format_fixed(t.n ? double(t.steps) / t.n : 0.0, 1),
+                c.label(), format_fixed(100 * acc, 1) + "%", format_fixed(t.n ? double(t.steps) / t.n : 0.0, 1),
                 format_fixed(ratio, 3), format_fixed(active, 3), format_fixed(speedup, 2) + "x", format_fixed(tps, 1),
                 format_fixed(ev("remasks"), 0) + " / " + format_fixed(ev("effective_remasks"), 0) + " / " +
                     format_fixed(ev("flipflops"), 0) + " / " + format_fixed(ev("replaces"), 0)};
             (c.sweep ? sweep : rows).push_back(row);
             if (!c.sweep) {
-                std::vector<std::string> fam_row{c.label};
+                std::vector<std::string> fam_row{c.label()};
                 for (const std::string& f : families) {
                     auto it = t.by_family.find(f);
                     fam_row.push_back(it == t.by_family.end() ? "—"
@@ -416,13 +406,13 @@ MarkdownSection strategies(const BenchContext& ctx) {
                 for (std::size_t i = 0; i < curve.sum.size(); ++i) mean.push_back(curve.sum[i] / std::max(1, curve.n[i]));
                 curves[std::to_string(canvas)] = mean;
             }
-            j["runs"].push_back({{"gen_length", gen}, {"label", c.label}, {"strategy", c.strategy}, {"sweep", c.sweep},
+            j["runs"].push_back({{"gen_length", gen}, {"label", c.label()}, {"strategy", c.strategy()}, {"sweep", c.sweep},
                                  {"n", t.n}, {"accuracy", acc}, {"avg_steps", t.n ? double(t.steps) / t.n : 0.0},
                                  {"flops_ratio", ratio}, {"guider_flops_ratio", base.flops > 0 ? t.guider_flops / base.flops : 0.0},
                                  {"active_ratio", active}, {"speedup", speedup},
                                  {"e2e_tps", tps}, {"wall_s", t.wall}, {"events", t.events},
                                  {"step_flops_ratio_by_canvas", curves}});
-            csv << gen << ",\"" << c.label << "\"," << c.strategy << ',' << c.sweep << ',' << t.n << ',' << acc << ','
+            csv << gen << ",\"" << c.label() << "\"," << c.strategy() << ',' << c.sweep << ',' << t.n << ',' << acc << ','
                 << (t.n ? double(t.steps) / t.n : 0.0) << ',' << ratio << ',' << active << ',' << speedup << ',' << tps
                 << ',' << ev("remasks") << ',' << ev("effective_remasks") << ',' << ev("flipflops") << ','
                 << ev("replaces") << ',' << ev("locks") << '\n';
@@ -470,20 +460,7 @@ MarkdownSection decode(const BenchContext& ctx) {
     o.backend = ctx.backend;
     o.json_out = ctx.decode_json;
     o.command = ctx.command;
-    const auto configs = strategy_configs(false);
-    for (const std::string& want : ctx.decode_presets) {
-        bool found = false;
-        for (const StrategyConfig& c : configs)
-            if (c.label == want) {
-                o.presets.push_back(preset_of(c));
-                found = true;
-            }
-        if (!found) throw UsageError("--strategies: unknown preset '" + want + "' (known: " + [&] {
-            std::string k;
-            for (const StrategyConfig& c : configs) k += (k.empty() ? "" : ", ") + c.label;
-            return k;
-        }() + ")");
-    }
+    for (const std::string& want : ctx.decode_presets) o.presets.push_back(bench_preset(want, "--strategies"));
     return decode_section(o);
 }
 

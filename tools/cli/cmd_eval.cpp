@@ -98,7 +98,8 @@ private:
 
 // An example's own canvas length ("gen_length" in the data) applies unless the command line
 // fixed one; steps and block length then follow it as they follow --gen-len (one block, one
-// token per step: the reference setting the accuracy goals are stated for).
+// token per step: the reference setting the accuracy goals are stated for). A preset's blocks
+// (FreeCache's 32) are fitted to each canvas, as the app fits them.
 DecodeSettings settings_for_example(const DecodeSettings& base, const EvalExample& ex, const ParsedArgs& a) {
     bool fixed_len = a.has("gen-len"), fixed_steps = a.has("steps"), fixed_block = a.has("block-len");
     for (const auto& kv : a.all("set")) {
@@ -111,7 +112,11 @@ DecodeSettings settings_for_example(const DecodeSettings& base, const EvalExampl
     if (fixed_len || ex.gen_length <= 0) return s;
     s.gen_length = ex.gen_length;
     if (!fixed_steps) s.steps = ex.gen_length;
-    if (!fixed_block) s.block_length = ex.gen_length;
+    if (fixed_block) return s;
+    s.block_length = ex.gen_length;
+    if (const auto name = a.get("preset"))
+        if (const StrategyPreset* preset = find_strategy_preset(*name); preset && preset->settings.count("block_length"))
+            s.block_length = block_that_tiles(ex.gen_length, std::stoi(preset->settings.at("block_length")));
     return s;
 }
 
@@ -330,7 +335,9 @@ int eval_main(std::span<const std::string> args) {
             nlohmann::json p = {{"line", ex.line},       {"family", ex.family},  {"prompt", ex.prompt},
                                 {"answer", ex.answer},   {"output", sum.text},   {"predicted", predicted},
                                 {"correct", ok},         {"steps", sum.steps},   {"wall_s", sum.wall_s},
-                                {"flops_ratio", sum.flops_ratio()}};
+                                {"flops_ratio", sum.flops_ratio()},
+                                {"gen_length", example_settings[i].gen_length},
+                                {"block_length", example_settings[i].block_length}};
             *predictions << p.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
         }
     }

@@ -70,14 +70,14 @@ def main() -> int:
     sweep_canvas = None
     for r in runs:
         by_canvas = r.get("step_flops_ratio_by_canvas", {})
-        if r["label"] == "surelock":
+        if r["label"] == "SureLock" and not r["sweep"]:  # the preset's name (the app's preset box)
             for length, curve in sorted(by_canvas.items(), key=lambda kv: int(kv[0])):
                 where = f"canvas {length}" if r["gen_length"] == 0 else canvas(r["gen_length"])
                 axes[0].plot(range(len(curve)), curve, label=where)
         if r["sweep"] and r["gen_length"] == sweep_gen and by_canvas:
             sweep_canvas = max(by_canvas, key=int)
             curve = by_canvas[sweep_canvas]
-            axes[1].plot(range(len(curve)), curve, label=r["label"].replace("surelock ", ""))
+            axes[1].plot(range(len(curve)), curve, label=r["label"].replace("SureLock ", ""))
     axes[0].set_title("SureLock (eps=5e-3, m=20%): per-step FLOPs ratio")
     axes[1].set_title(f"SureLock sweep, {canvas(sweep_gen)}" + (f" (canvas {sweep_canvas})" if sweep_gen == 0 and sweep_canvas else ""))
     for ax in axes:
