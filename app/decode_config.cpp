@@ -244,12 +244,8 @@ void DecodeConfig::setCompareSetting(const QString& key, const QVariant& value) 
 // A preset matches when applying it would change nothing: its own settings, the schema's
 // defaults for the rest, and no strategy parameter it does not name.
 int DecodeConfig::matchPreset(const QVariantMap& s) const {
-    const auto& presets = dlm::strategy_presets();
-    const auto current = toStd(s);
-    const auto defaults = toStd(defaults_);
-    for (int i = 0; i < int(presets.size()); ++i)
-        if (dlm::preset_differences(current, presets[size_t(i)], defaults, family_).empty()) return i;
-    return -1;
+    const dlm::StrategyPreset* p = dlm::matching_preset(toStd(s), toStd(defaults_), family_);
+    return p ? int(p - dlm::strategy_presets().data()) : -1;
 }
 
 void DecodeConfig::mergePreset(QVariantMap& s, int index) const {

@@ -569,6 +569,13 @@ std::vector<std::string> preset_differences(const std::map<std::string, std::str
     return keys;
 }
 
+const StrategyPreset* matching_preset(const std::map<std::string, std::string>& current,
+                                      const std::map<std::string, std::string>& defaults, std::string_view family) {
+    for (const StrategyPreset& p : strategy_presets())
+        if (preset_differences(current, p, defaults, family).empty()) return &p;
+    return nullptr;
+}
+
 std::string settings_markdown() {
     auto range = [](const SettingSpec& s) -> std::string {
         if (s.type != SettingType::Choice && s.type != SettingType::Flag) return setting_range_text(s);

@@ -121,6 +121,11 @@ std::vector<std::string> preset_differences(const std::map<std::string, std::str
                                             const StrategyPreset& preset,
                                             const std::map<std::string, std::string>& defaults = {},
                                             std::string_view family = {});
+// The first preset `current` matches (preset_differences is empty), nullptr when none does: the
+// name a run of these settings goes by in the app's preset box and its run titles.
+const StrategyPreset* matching_preset(const std::map<std::string, std::string>& current,
+                                      const std::map<std::string, std::string>& defaults = {},
+                                      std::string_view family = {});
 // The decode settings (no parameters) at their schema defaults, as key -> value text.
 std::map<std::string, std::string> default_settings();
 

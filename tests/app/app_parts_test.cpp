@@ -89,6 +89,29 @@ private Q_SLOTS:
         QCOMPARE(app.config()->comparePresetIndex(), o.comparePreset);
     }
 
+    // A run's title names its preset as the preset box does; settings of no preset keep the
+    // strategy with what differs from its defaults.
+    void aRunOfAPresetIsTitledByItsName() {
+        auto header = [](const std::map<std::string, std::string>& requested) {
+            auto h = std::make_shared<dlm::TraceHeader>();
+            h->model = "tiny-mdlm";
+            h->family = "llada";
+            h->strategy = requested.at("strategy");
+            h->settings = h->requested = requested;
+            return h;
+        };
+        const auto unlocking = dlm::apply_preset(dlm::default_settings(), *dlm::find_strategy_preset("SureLock + unlocking"));
+        RunView run;
+        run.begin(header(unlocking));
+        QCOMPARE(run.strategyLabel(), QStringLiteral("SureLock + unlocking"));
+        QCOMPARE(run.title(), QStringLiteral("tiny-mdlm · SureLock + unlocking"));
+        auto tuned = unlocking;
+        tuned["surelock.epsilon"] = "0.001";
+        RunView custom;
+        custom.begin(header(tuned));
+        QCOMPARE(custom.strategyLabel(), QStringLiteral("surelock (epsilon=0.001, unlock=on)"));
+    }
+
     void aSupersededLoadIsIgnored() {
         FakeDecodeEngine e;
         AppController app({false, false}, &e);

@@ -372,10 +372,10 @@ private Q_SLOTS:
             if (!QTest::qWaitFor([&] { return !dialog->property("visible").toBool(); }, 5000)) return QStringLiteral("not closed");
             return name;
         };
-        QCOMPARE(offered("saveTraceButton", "saveTraceDialog"), QStringLiteral("tiny-mdlm-surelock-unlock-on.ndjson / Save"));
-        QCOMPARE(offered("exportGridItem", "exportDialog"), QStringLiteral("tiny-mdlm-surelock-unlock-on-grid.png / Export"));
-        QCOMPARE(offered("exportCsvItem", "exportDialog"), QStringLiteral("tiny-mdlm-surelock-unlock-on-steps.csv / Export"));
-        QCOMPARE(offered("exportHeatmapItem", "exportDialog"), QStringLiteral("tiny-mdlm-surelock-unlock-on-kl.png / Export"));
+        QCOMPARE(offered("saveTraceButton", "saveTraceDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking.ndjson / Save"));
+        QCOMPARE(offered("exportGridItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-grid.png / Export"));
+        QCOMPARE(offered("exportCsvItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-steps.csv / Export"));
+        QCOMPARE(offered("exportHeatmapItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-kl.png / Export"));
     }
 
     // At 1024 x 700 (a small laptop screen) every control and chart is within the window: the

@@ -264,6 +264,19 @@ TEST(SettingsSchema, BlockStrategyPresetsBringTheirBlocksFittedToTheCanvas) {
     mine["block_length"] = "16";
     EXPECT_EQ(apply_preset(mine, *find_strategy_preset("SureLock")).at("block_length"), "16");
 }
+// The name a run goes by: the preset its settings are, or none once a setting departs from it.
+TEST(SettingsSchema, SettingsMatchThePresetTheyAre) {
+    auto s = apply_preset(default_settings(), *find_strategy_preset("SureLock + unlocking"));
+    ASSERT_NE(matching_preset(s), nullptr);
+    EXPECT_EQ(matching_preset(s)->name, "SureLock + unlocking");
+    s["temperature"] = "0.7";
+    EXPECT_EQ(matching_preset(s), nullptr);
+    auto baseline = default_settings();
+    baseline["strategy"] = "baseline";
+    EXPECT_EQ(matching_preset(baseline, {}, "llada")->name, "LLaDA low-confidence");
+    EXPECT_EQ(matching_preset(baseline, {}, "dream")->name, "Dream entropy");
+}
+
 // docs/strategies.md carries the schema's tables verbatim between its markers.
 TEST(SettingsSchema, DocsCarryTheSchemaTables) {
     std::ifstream f(std::string(DLM_SOURCE_DIR) + "/docs/strategies.md");
