@@ -102,12 +102,8 @@ QString RunView::title() const {
 QString RunView::strategyLabel() const {
     const auto& h = history_.header();
     if (!h) return {};
-    // A run of a preset goes by the name the preset box gave it ("SureLock + unlocking"); other
-    // settings by the strategy and what differs from its defaults ("surelock (epsilon=0.001)").
-    // The schema's defaults: a model's own (Dream's generation_config) are not in the trace.
-    if (const dlm::StrategyPreset* p = dlm::matching_preset(h->requested.empty() ? h->settings : h->requested, {}, h->family))
-        return QString::fromStdString(p->name);
-    return QString::fromStdString(dlm::strategy_label(h->strategy, h->settings));
+    // The settings as asked for: sampler=auto, as the preset box holds it.
+    return QString::fromStdString(dlm::run_label(h->strategy, h->requested.empty() ? h->settings : h->requested, h->family));
 }
 
 QString RunView::strategy() const {

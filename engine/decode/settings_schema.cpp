@@ -564,8 +564,13 @@ std::vector<std::string> preset_differences(const std::map<std::string, std::str
     std::vector<std::string> keys;
     for (const auto& [k, v] : wanted)
         if (const auto it = now.find(k); it == now.end() || it->second != v) keys.push_back(k);
-    for (const auto& [k, v] : now)
-        if (!wanted.count(k)) keys.push_back(k);
+    for (const auto& [k, v] : now) {
+        if (wanted.count(k)) continue;
+        // A parameter given at its default changes nothing the run does ("surelock.m=20").
+        const SettingSpec* spec = find_setting_spec(k);
+        if (spec && spec->is_parameter() && is_default(*spec, v)) continue;
+        keys.push_back(k);
+    }
     return keys;
 }
 
@@ -574,6 +579,12 @@ const StrategyPreset* matching_preset(const std::map<std::string, std::string>& 
     for (const StrategyPreset& p : strategy_presets())
         if (preset_differences(current, p, defaults, family).empty()) return &p;
     return nullptr;
+}
+
+std::string run_label(const std::string& strategy, const std::map<std::string, std::string>& settings,
+                      std::string_view family) {
+    if (const StrategyPreset* p = matching_preset(settings, {}, family)) return p->name;
+    return strategy_label(strategy, settings);
 }
 
 std::string settings_markdown() {

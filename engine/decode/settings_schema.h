@@ -113,7 +113,8 @@ std::string strategy_preset_names();
 std::map<std::string, std::string> apply_preset(const std::map<std::string, std::string>& current,
                                                 const StrategyPreset& preset,
                                                 const std::map<std::string, std::string>& defaults = {});
-// The keys in which `current` differs from `preset` applied over it (none: the preset matches).
+// The keys in which `current` differs from `preset` applied over it (none: the preset matches);
+// a strategy parameter the preset does not name counts only when it is not at its default.
 // `family` ("llada", "dream", "qwen2"; empty when no model is known) reads sampler=auto as the
 // sampler it runs on that model, so a run asked for with sampler=auto on a LLaDA model is the
 // "LLaDA low-confidence" preset it decodes as.
@@ -126,6 +127,11 @@ std::vector<std::string> preset_differences(const std::map<std::string, std::str
 const StrategyPreset* matching_preset(const std::map<std::string, std::string>& current,
                                       const std::map<std::string, std::string>& defaults = {},
                                       std::string_view family = {});
+// What a run goes by in the app's titles and the CLI's summaries: the name of the preset its
+// settings are (matched against the schema's defaults: "SureLock + unlocking"), else
+// strategy_label ("surelock (epsilon=0.001, unlock=on)"). `settings` as the run asked for them.
+std::string run_label(const std::string& strategy, const std::map<std::string, std::string>& settings,
+                      std::string_view family = {});
 // The decode settings (no parameters) at their schema defaults, as key -> value text.
 std::map<std::string, std::string> default_settings();
 

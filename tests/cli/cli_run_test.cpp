@@ -67,15 +67,21 @@ TEST_F(CliRun, TextOutputHasSummary) {
         EXPECT_NE(r.out.find(label), std::string::npos) << "missing '" << label << "' in:\n" << r.out;
 }
 
-// The summaries name a strategy's variant: its parameters that differ from their defaults.
+// The summaries name a run as the app's titles do: the preset its settings are, else the
+// strategy with its parameters that differ from their defaults.
 TEST_F(CliRun, SummariesNameTheStrategysVariant) {
     const auto t = file("unlock.ndjson");
     auto r = run({"--strategy", "surelock", "--set", "surelock.unlock=on", "--set", "surelock.m=20", "--trace", t.string()});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("strategy surelock (unlock=on), prompt"), std::string::npos) << r.out;  // m = 20 is the default
+    EXPECT_NE(r.out.find("strategy SureLock + unlocking, prompt"), std::string::npos) << r.out;  // m = 20 is the default
     auto show = cli({"trace", "show", t.string()});
     ASSERT_EQ(show.status, 0) << show.err;
-    EXPECT_NE(show.out.find("strategy       surelock (unlock=on), gen 16"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("strategy       SureLock + unlocking, gen 16"), std::string::npos) << show.out;
+    r = run({"--strategy", "surelock", "--set", "surelock.unlock=on", "--set", "surelock.epsilon=1e-3", "--trace", t.string()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("strategy surelock (epsilon=1e-3, unlock=on), prompt"), std::string::npos) << r.out;
+    show = cli({"trace", "show", t.string()});
+    EXPECT_NE(show.out.find("strategy       surelock (epsilon=1e-3, unlock=on), gen 16"), std::string::npos) << show.out;
 }
 
 // --preset runs the app's preset by its name (case and spaces aside); --strategy and --set

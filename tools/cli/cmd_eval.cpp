@@ -401,7 +401,7 @@ int eval_main(std::span<const std::string> args) {
     }
 
     std::cout << "model " << model.name << " (" << model.backend->name() << "), strategy "
-              << (causal ? method : strategy_label(settings.strategy, settings.params)) << ", "
+              << (causal ? method : run_label(settings.strategy, settings.to_map(), family_name(ckpt.config().family))) << ", "
               << data.string() << " (" << n << " examples)\n\n";
     std::size_t width = 6;
     for (const auto& [name, f] : families) width = std::max(width, name.size());

@@ -208,7 +208,8 @@ int run_main(std::span<const std::string> args) {
     } else {
         std::cout << sum.text << "\n\n"
                   << "model        " << model.name << " (" << family_name(ckpt.config().family) << ", "
-                  << model.backend->name() << "), strategy " << strategy_label(settings.strategy, settings.params) << ", prompt "
+                  << model.backend->name() << "), strategy "
+                  << run_label(settings.strategy, settings.to_map(), family_name(ckpt.config().family)) << ", prompt "
                   << prompt_ids.size() << " tokens" << (chat ? " (chat)" : "") << '\n'
                   << "steps        " << sum.steps << (finished ? "" : " (cancelled)") << ", " << sum.tokens_unmasked
                   << " tokens unmasked\n"

@@ -269,6 +269,11 @@ TEST(SettingsSchema, SettingsMatchThePresetTheyAre) {
     auto s = apply_preset(default_settings(), *find_strategy_preset("SureLock + unlocking"));
     ASSERT_NE(matching_preset(s), nullptr);
     EXPECT_EQ(matching_preset(s)->name, "SureLock + unlocking");
+    s["surelock.m"] = "20.0";  // a parameter at its default departs from nothing
+    EXPECT_EQ(matching_preset(s)->name, "SureLock + unlocking");
+    s["surelock.m"] = "30";
+    EXPECT_EQ(matching_preset(s), nullptr);
+    s["surelock.m"] = "20";
     s["temperature"] = "0.7";
     EXPECT_EQ(matching_preset(s), nullptr);
     auto baseline = default_settings();
