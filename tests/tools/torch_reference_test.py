@@ -140,7 +140,8 @@ def pipeline_part(args, py, tmp):
     dry = run(["bash", script, out, "--dry-run", "--reps", "3", "--dims", "tiny", "--checkpoint", ck + "-gpu"])
     for needle in ("make-checkpoint --dims tiny", "bench --section forward-cuda", "--reps 3",
                    "torch_llada_reference.py", "summarize_gpu_bench.py", "dry run", "gpu_parity.py",
-                   "bench --section decode", "surelock+freecache", "--json " + out + "/tiling-narrow4.json",
+                   "bench --section decode", "--strategies LLaDA\\ low-confidence", "SureLock\\ +\\ FreeCache",
+                   "--json " + out + "/tiling-narrow4.json",
                    "DLM_CUDA_ATTENTION_TILING=narrow "):
         if needle not in dry.stdout:
             raise SystemExit(f"FAIL: gpu_bench.sh --dry-run does not show {needle!r}:\n{dry.stdout}")
