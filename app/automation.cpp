@@ -50,7 +50,7 @@ void Automation::start(const QString& modelDir, const QString& fallback) {
     // B starts from A's settings (the same prompt, canvas and seed) with its own preset.
     if (options_.compare || options_.comparePreset >= 0 || !options_.compareSettings.isEmpty())
         config->applyComparePreset(options_.comparePreset >= 0 ? options_.comparePreset : config->comparePresetIndex());
-    for (const auto& kv : options_.compareSettings) controller_->config()->setCompareSetting(kv.section('=', 0, 0), kv.section('=', 1));
+    for (const auto& kv : options_.compareSettings) config->setCompareSetting(kv.section('=', 0, 0), kv.section('=', 1));
     if (!options_.tracePath.isEmpty()) {
         // A trace replays without a model; runCompleted fires from openTrace. A trace that cannot
         // be read ends an automated launch like a model that cannot be opened.

@@ -525,16 +525,21 @@ std::map<std::string, std::string> apply_preset(const std::map<std::string, std:
         out[s.key] = s.task && it != current.end() ? it->second : d != defaults.end() ? d->second : s.default_value;
     }
     for (const auto& [k, v] : preset.settings) out[k] = v;
-    // A block length the preset names must tile the canvas it is applied on (32 on 48: 24).
-    if (preset.settings.count("block_length")) {
-        int gen = 0, block = 0;
-        const std::string& g = out["gen_length"];
-        const std::string& b = out["block_length"];
-        if (std::from_chars(g.data(), g.data() + g.size(), gen).ec == std::errc{} &&
-            std::from_chars(b.data(), b.data() + b.size(), block).ec == std::errc{})
-            out["block_length"] = std::to_string(block_that_tiles(gen, block));
-    }
+    // A block length the preset names must tile the canvas it is applied on.
+    int gen = 0;
+    const std::string& g = out["gen_length"];
+    if (std::from_chars(g.data(), g.data() + g.size(), gen).ec == std::errc{})
+        if (const auto block = preset_block_length(preset, gen)) out["block_length"] = std::to_string(*block);
     return out;
+}
+
+std::optional<int> preset_block_length(const StrategyPreset& preset, int gen_length) {
+    const auto it = preset.settings.find("block_length");
+    int block = 0;
+    if (it == preset.settings.end() ||
+        std::from_chars(it->second.data(), it->second.data() + it->second.size(), block).ec != std::errc{})
+        return std::nullopt;
+    return block_that_tiles(gen_length, block);
 }
 
 namespace {

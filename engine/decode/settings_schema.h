@@ -110,6 +110,10 @@ const std::vector<StrategyPreset>& strategy_presets();
 const StrategyPreset* find_strategy_preset(std::string_view name);
 // "SureLock, SureLock + unlocking, ...": what a mistyped name is told.
 std::string strategy_preset_names();
+// The block length `preset` names, fitted to a canvas of `gen_length` (32 on 48: 24); none when
+// it names none (its blocks are then the task's). apply_preset, `run --preset` and `eval
+// --preset` (per example) fit it by this.
+std::optional<int> preset_block_length(const StrategyPreset& preset, int gen_length);
 std::map<std::string, std::string> apply_preset(const std::map<std::string, std::string>& current,
                                                 const StrategyPreset& preset,
                                                 const std::map<std::string, std::string>& defaults = {});

@@ -101,22 +101,14 @@ private:
 // token per step: the reference setting the accuracy goals are stated for). A preset's blocks
 // (FreeCache's 32) are fitted to each canvas, as the app fits them.
 DecodeSettings settings_for_example(const DecodeSettings& base, const EvalExample& ex, const ParsedArgs& a) {
-    bool fixed_len = a.has("gen-len"), fixed_steps = a.has("steps"), fixed_block = a.has("block-len");
-    for (const auto& kv : a.all("set")) {
-        const std::string key = kv.substr(0, kv.find('='));
-        fixed_len |= key == "gen_length";
-        fixed_steps |= key == "steps";
-        fixed_block |= key == "block_length";
-    }
     DecodeSettings s = base;
-    if (fixed_len || ex.gen_length <= 0) return s;
+    if (setting_given(a, "gen_length") || ex.gen_length <= 0) return s;
     s.gen_length = ex.gen_length;
-    if (!fixed_steps) s.steps = ex.gen_length;
-    if (fixed_block) return s;
+    if (!setting_given(a, "steps")) s.steps = ex.gen_length;
+    if (setting_given(a, "block_length")) return s;
     s.block_length = ex.gen_length;
-    if (const auto name = a.get("preset"))
-        if (const StrategyPreset* preset = find_strategy_preset(*name); preset && preset->settings.count("block_length"))
-            s.block_length = block_that_tiles(ex.gen_length, std::stoi(preset->settings.at("block_length")));
+    if (const StrategyPreset* preset = preset_from_args(a))
+        if (const auto block = preset_block_length(*preset, ex.gen_length)) s.block_length = *block;
     return s;
 }
 

@@ -1,6 +1,5 @@
 #include "decode_options.h"
 
-#include <algorithm>
 #include <iostream>
 
 #include "decode/settings_schema.h"
@@ -83,14 +82,28 @@ std::string decode_options_description() {
            backend_description();
 }
 
+bool setting_given(const ParsedArgs& a, std::string_view key) {
+    for (const auto& d : kDedicated)
+        if (d.key == key && a.has(d.option)) return true;
+    for (const auto& kv : a.all("set"))
+        if (std::string_view(kv).substr(0, kv.find('=')) == key) return true;
+    return false;
+}
+
+const StrategyPreset* preset_from_args(const ParsedArgs& a) {
+    const auto name = a.get("preset");
+    return name ? find_strategy_preset(*name) : nullptr;
+}
+
 DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults& model_defaults) {
     struct UserValue {
         std::string key, value, source;
     };
     std::vector<UserValue> user;
     // A preset first, so that --strategy and --set given with it change it.
+    const StrategyPreset* preset = nullptr;
     if (auto name = a.get("preset")) {
-        const StrategyPreset* preset = find_strategy_preset(*name);
+        preset = find_strategy_preset(*name);
         if (!preset)
             throw UsageError("--preset: no preset '" + *name + "' (presets: " + strategy_preset_names() + ")");
         for (const auto& [key, value] : preset->settings) user.push_back({key, value, "--preset " + preset->name});
@@ -112,9 +125,8 @@ DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults&
     apply_follow_rules(s, given);
     // A preset's block length (FreeCache's 32) tiles the canvas given beside it, as in the app;
     // one the user gives is theirs to fit.
-    const auto block_from = std::find_if(user.rbegin(), user.rend(), [](const UserValue& u) { return u.key == "block_length"; });
-    if (block_from != user.rend() && block_from->source.rfind("--preset", 0) == 0)
-        s.block_length = block_that_tiles(s.gen_length, s.block_length);
+    if (preset && !setting_given(a, "block_length"))
+        if (const auto block = preset_block_length(*preset, s.gen_length)) s.block_length = *block;
     return s;
 }
 

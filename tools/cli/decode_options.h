@@ -7,12 +7,14 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "args.h"
 #include "compute/backend.h"
 #include "backends/backend_factory.h"
 #include "backends/loaded_model.h"
+#include "decode/settings_schema.h"
 #include "decode/decode_session.h"
 #include "decode/decode_settings.h"
 #include "decode/generation_defaults.h"
@@ -36,6 +38,11 @@ std::string decode_options_description();
 // notes (what it publishes but is not applied) are printed as warnings. Throws UsageError naming
 // the option for a bad value or an unknown preset.
 DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults& model_defaults = {});
+// Whether the command line gives decode setting `key` itself (its dedicated option or --set),
+// not through --preset: "gen_length" is given by --gen-len 64 or --set gen_length=64.
+bool setting_given(const ParsedArgs& a, std::string_view key);
+// The preset --preset names; nullptr without one (settings_from_args refuses an unknown name).
+const StrategyPreset* preset_from_args(const ParsedArgs& a);
 
 // validate_with_strategy() against the model and the templated prompt (the settings panel's
 // check: the strategy's own refusals and warnings included): errors -> UsageError (all of them in

@@ -249,6 +249,7 @@ TEST(SettingsSchema, BlockStrategyPresetsBringTheirBlocksFittedToTheCanvas) {
             return apply_preset(current, *p);
         };
         EXPECT_EQ(on("192").at("block_length"), "32") << name;
+        EXPECT_EQ(preset_block_length(*p, 40), 20) << name;
         const auto fitted = on("48");
         EXPECT_EQ(fitted.at("block_length"), "24") << name;
         EXPECT_TRUE(preset_differences(fitted, *p).empty()) << name;
@@ -260,6 +261,7 @@ TEST(SettingsSchema, BlockStrategyPresetsBringTheirBlocksFittedToTheCanvas) {
         for (const SettingsIssue& issue : validate(d, test::fake_config(), 4))
             EXPECT_FALSE(issue.is_error()) << name << ": " << issue.message;
     }
+    EXPECT_FALSE(preset_block_length(*find_strategy_preset("SureLock"), 48).has_value());
     auto mine = default_settings();
     mine["block_length"] = "16";
     EXPECT_EQ(apply_preset(mine, *find_strategy_preset("SureLock")).at("block_length"), "16");
