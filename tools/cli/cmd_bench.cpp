@@ -187,7 +187,7 @@ MarkdownSection forward_cpu(const BenchContext& ctx) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// strategies: every compute-saving preset against the baseline, measured in the same run.
+// strategies: every preset of the app against the baseline, measured in the same run.
 // ---------------------------------------------------------------------------------------------
 
 // One configuration of the benchmark: a preset of the engine's table at its own settings, or a
