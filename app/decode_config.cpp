@@ -389,7 +389,7 @@ void DecodeConfig::adoptTrace(const dlm::TraceHeader& h, const dlm::TraceHeader*
     // settings replace the panel's, over the defaults: a parameter kept from before
     // (surelock.unlock=on under a fast-dllm trace) would make it another run.
     const auto take = [this](QVariantMap& into, int& preset, const dlm::TraceHeader& from) {
-        const auto& given = from.requested.empty() ? from.settings : from.requested;
+        const auto& given = from.settings_as_asked();
         if (given.empty()) return false;
         into = defaults_;
         for (const auto& [k, v] : given) into.insert(QString::fromStdString(k), QString::fromStdString(v));

@@ -103,7 +103,7 @@ QString RunView::strategyLabel() const {
     const auto& h = history_.header();
     if (!h) return {};
     // The settings as asked for: sampler=auto, as the preset box holds it.
-    return QString::fromStdString(dlm::run_label(h->strategy, h->requested.empty() ? h->settings : h->requested, h->family));
+    return QString::fromStdString(dlm::run_label(h->strategy, h->settings_as_asked(), h->family));
 }
 
 QString RunView::strategy() const {

@@ -82,6 +82,11 @@ struct TraceHeader {
     // The settings as they were asked for ("auto" kept): what the app's panel restores, so that a
     // run again under another model resolves them for that model. Empty in older traces.
     std::map<std::string, std::string> requested;
+    // `requested`, or in an older trace without it `settings`: what a run's name and the app's
+    // panel are read from.
+    const std::map<std::string, std::string>& settings_as_asked() const {
+        return requested.empty() ? settings : requested;
+    }
 };
 
 struct TraceSummary {

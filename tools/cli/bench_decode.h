@@ -4,7 +4,6 @@
 // strategy preset in the same run: tokens/s, forwards, tokens per forward, ms per forward, and
 // where the step's time goes (forward call, row statistics, the strategy's own host work). The
 // speed a user sees on a large model, measured, next to the baseline.
-#include <map>
 #include <string>
 #include <vector>
 

@@ -25,7 +25,6 @@
 #include "commands.h"
 #include "bench/forward_bench.h"
 #include "decode/decode_session.h"
-#include "decode/strategy.h"
 #include "model/model_config.h"
 #include "decode_options.h"
 #include "eval_data.h"

@@ -101,13 +101,11 @@ DecodeSettings settings_from_args(const ParsedArgs& a, const GenerationDefaults&
     };
     std::vector<UserValue> user;
     // A preset first, so that --strategy and --set given with it change it.
-    const StrategyPreset* preset = nullptr;
-    if (auto name = a.get("preset")) {
-        preset = find_strategy_preset(*name);
-        if (!preset)
-            throw UsageError("--preset: no preset '" + *name + "' (presets: " + strategy_preset_names() + ")");
+    const StrategyPreset* preset = preset_from_args(a);
+    if (auto name = a.get("preset"); name && !preset)
+        throw UsageError("--preset: no preset '" + *name + "' (presets: " + strategy_preset_names() + ")");
+    if (preset)
         for (const auto& [key, value] : preset->settings) user.push_back({key, value, "--preset " + preset->name});
-    }
     for (const auto& kv : a.all("set")) {
         auto [key, value] = split_key_value(kv, "--set");
         user.push_back({key, value, "--set " + kv});
