@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""tools/train/milestone.py: `continue` gives the command that goes on in a folder's own recipe, with a
+data stream none of its phases drew, and train.py accepts it; `keep` copies a whole export and refuses
+an incomplete one."""
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+source = sys.argv[sys.argv.index("--source") + 1]
+tool = os.path.join(source, "tools", "train", "milestone.py")
+shipped = os.path.join(source, "resources", "models", "tiny-mdlm")
+
+
+def run(*args):
+    return subprocess.run([sys.executable, tool, *args], capture_output=True, text=True, cwd=source)
+
+
+def history_seeds(args):
+    out = []
+    while args:
+        out.append(args["seed"])
+        args = (args.get("shipped_history") or {}).get("args")
+    return out
+
+
+p = run("continue", shipped, "--minutes", "30")
+assert p.returncode == 0, p.stderr
+words = shlex.split(p.stdout.strip())
+assert words[0] == "OPENBLAS_NUM_THREADS=1", words[:2]
+argv = words[words.index("tools/train/train.py") + 1:]
+opt = {argv[i]: argv[i + 1] for i in range(len(argv) - 1) if argv[i].startswith("--") and not argv[i + 1].startswith("--")}
+
+with open(os.path.join(shipped, "training.json")) as f:
+    trained = json.load(f)["args"]
+for key in ("model", "size", "sorting_form", "counting_form", "word_problem_form", "family_weights"):
+    assert opt["--" + key.replace("_", "-")] == str(trained[key]), (key, opt.get("--" + key.replace("_", "-")))
+assert float(opt["--suffix-mask"]) == trained["suffix_mask"] and float(opt["--t-power"]) == trained["t_power"]
+assert opt["--init-from-shipped"] == "resources/models/tiny-mdlm", opt["--init-from-shipped"]
+assert int(opt["--seed"]) > max(history_seeds(trained)), (opt["--seed"], history_seeds(trained))
+assert opt["--minutes"] == "30.0" and opt["--processes"] == "2"
+assert opt["--out"] == opt["--work"] + "/export"
+
+# train.py's own rules accept the command (train_options.py is train.py's parser without PyTorch).
+check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "train_options.py"), *argv],
+                       capture_output=True, text=True)
+assert check.returncode == 0, check.stderr
+
+# An explicit learning rate and seed win over the folder's.
+p = run("continue", shipped, "--minutes", "5", "--lr", "3e-4", "--seed", "5")
+assert " --lr 0.0003 " in p.stdout and " --seed 5 " in p.stdout, p.stdout
+
+with tempfile.TemporaryDirectory() as tmp:
+    p = run("keep", shipped, "copy", "--into", tmp)
+    assert p.returncode == 0, p.stderr
+    kept = os.path.join(tmp, "copy")
+    for name in os.listdir(shipped):
+        with open(os.path.join(shipped, name), "rb") as a, open(os.path.join(kept, name), "rb") as b:
+            assert a.read() == b.read(), name
+    # A folder without its weights is refused, and says what it lacks.
+    os.remove(os.path.join(kept, "model.safetensors"))
+    p = run("keep", kept, "again", "--into", tmp)
+    assert p.returncode != 0 and "model.safetensors" in p.stderr, p.stderr
+    assert not os.path.exists(os.path.join(tmp, "again"))
+    # A folder without training.json cannot be continued: it says so.
+    os.remove(os.path.join(kept, "training.json"))
+    p = run("continue", kept, "--minutes", "5")
+    assert p.returncode != 0 and "training.json" in p.stderr, p.stderr
+print("milestone.py: continue and keep checked")

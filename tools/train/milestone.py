@@ -1,0 +1,139 @@
+#!/usr/bin/python3
+"""Training milestones: exported weights kept in the repository, so that a line of training that has
+not shipped yet continues on the next machine instead of starting again.
+
+build-train/ is not committed and a new machine starts without it; a pilot's export left there is
+lost with the machine. `keep` copies an export (tools/train/export.py's folder) into
+tools/train/milestones/<name>/; `continue` prints the train.py command that goes on from a model
+folder (a milestone or a shipped model) with a fresh optimizer on this machine's CPUs, in the
+recipe that folder was trained in: its forms, masking and mixture, read from its training.json.
+(On a GPU, tools/train/gpu_train.sh --mdlm-init FOLDER continues it at a GPU's batch.)
+
+  /usr/bin/python3 tools/train/milestone.py keep build-train/sp/G/export tiny-mdlm-sorting-passes
+  /usr/bin/python3 tools/train/milestone.py continue tools/train/milestones/tiny-mdlm-sorting-passes --minutes 100
+  /usr/bin/python3 tools/train/milestone.py continue resources/models/tiny-mdlm --minutes 100 --run
+"""
+import argparse
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+MILESTONES = os.path.join(HERE, "milestones")
+# What a model folder needs to be continued and checked (the parity test reads golden.json).
+FILES = ["config.json", "model.safetensors", "training.json", "golden.json", "tokenizer.model",
+         "tokenizer_config.json", "special_tokens_map.json"]
+OPTIONAL = ["generation_config.json"]
+# The recipe a continuation keeps: what the weights were trained to read and write, and how.
+RECIPE = ["model", "size", "word_problem_form", "sorting_form", "counting_form", "aligned_arithmetic",
+          "t_power", "suffix_mask", "decode_order_mask", "prompt_digit_mask", "prompt_digit_noise",
+          "digit_suffix", "varied_wording", "long_prob", "max_len", "family_weights", "lr", "min_lr_frac", "wd",
+          "tie_head"]
+# A CPU step: 4 batches of 32 (batches of 32 are the fastest per example on a CPU, train.py --accum),
+# shared by two one-thread processes (1.86x one process on two cores, train.py --processes).
+CPU_STEP = {"batch": 32, "accum": 4, "warmup": 20, "threads": 1, "ckpt_min": 10, "val_every": 100, "steps": 100000}
+
+
+def fail(msg):
+    sys.exit(f"milestone.py: {msg}")
+
+
+def history(args):
+    """The training args of every phase of a folder's weights, latest first (training.json nests the
+    phase before in args.shipped_history)."""
+    out, h = [], args
+    while h:
+        out.append(h)
+        h = (h.get("shipped_history") or {}).get("args")
+    return out
+
+
+def read_training(folder):
+    path = os.path.join(folder, "training.json")
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"cannot read {path}: {e} (a folder tools/train/export.py wrote has one)")
+
+
+def keep(a):
+    missing = [f for f in FILES if not os.path.isfile(os.path.join(a.export, f))]
+    if missing:
+        fail(f"{a.export} lacks {', '.join(missing)}: keep a folder tools/train/export.py wrote")
+    if not a.name or "/" in a.name or a.name.startswith("."):
+        fail(f"{a.name!r} is not a folder name")
+    dst = os.path.join(a.into, a.name)
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    os.makedirs(dst)
+    for f in FILES + [f for f in OPTIONAL if os.path.isfile(os.path.join(a.export, f))]:
+        shutil.copyfile(os.path.join(a.export, f), os.path.join(dst, f))
+    t = read_training(dst)
+    size = sum(os.path.getsize(os.path.join(dst, f)) for f in os.listdir(dst))
+    print(f"kept {a.export} as {os.path.relpath(dst, REPO)} ({size / 1e6:.1f} MB, step {t.get('step')}, "
+          f"{t.get('train_minutes')} min in its last phase); commit it, and add its line to "
+          f"{os.path.relpath(os.path.join(a.into, 'README.md'), REPO)}")
+
+
+def flag(name, value):
+    opt = "--" + name.replace("_", "-")
+    if isinstance(value, bool):
+        return [opt] if value else []
+    return [opt, str(value)]
+
+
+def continue_command(a):
+    folder = os.path.relpath(os.path.abspath(a.folder), REPO)
+    phases = history(read_training(a.folder).get("args") or {})
+    if not phases:
+        fail(f"{a.folder}/training.json has no training args to continue from")
+    last = phases[0]
+    seeds = [p.get("seed") for p in phases if isinstance(p.get("seed"), int)]
+    seed = a.seed if a.seed is not None else max(seeds, default=0) + 1  # a stream no phase has drawn
+    name = a.name or f"{os.path.basename(os.path.normpath(a.folder))}-cont"
+    work = a.work or f"build-train/{name}"
+    cmd = ["/usr/bin/python3", "tools/train/train.py"]
+    for key in RECIPE:
+        if key in last and last[key] is not None and last[key] != "":
+            cmd += flag(key, a.lr if key == "lr" and a.lr is not None else last[key])
+    for key, value in CPU_STEP.items():
+        cmd += flag(key, value)
+    cmd += flag("processes", a.processes)
+    cmd += flag("minutes", a.minutes) + flag("seed", seed)
+    cmd += ["--init-from-shipped", folder, "--work", work, "--out", f"{work}/export"]
+    env = {"OPENBLAS_NUM_THREADS": "1"}
+    line = " ".join([f"{k}={v}" for k, v in env.items()] + [shlex.quote(c) for c in cmd])
+    if not a.run:
+        print(line)
+        return
+    print(line, flush=True)
+    sys.exit(subprocess.call(cmd, cwd=REPO, env={**os.environ, **env}))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    k = sub.add_parser("keep", help="copy an export into tools/train/milestones/<name>")
+    k.add_argument("export")
+    k.add_argument("name")
+    k.add_argument("--into", default=MILESTONES, help="the milestones' folder (default tools/train/milestones)")
+    c = sub.add_parser("continue", help="the train.py command that continues FOLDER with a fresh optimizer")
+    c.add_argument("folder")
+    c.add_argument("--minutes", type=float, required=True, help="wall-time budget of the continuation")
+    c.add_argument("--seed", type=int, help="data stream (default: one above every seed of the folder's history)")
+    c.add_argument("--lr", type=float, help="peak learning rate (default: the folder's last phase's)")
+    c.add_argument("--processes", type=int, default=2, help="CPU processes sharing each step (default 2: both cores)")
+    c.add_argument("--name", help="build-train/<name> holds the run (default: the folder's name + -cont)")
+    c.add_argument("--work", help="the run's folder (default build-train/<name>)")
+    c.add_argument("--run", action="store_true", help="run it (default: print it)")
+    a = ap.parse_args()
+    keep(a) if a.cmd == "keep" else continue_command(a)
+
+
+if __name__ == "__main__":
+    main()
