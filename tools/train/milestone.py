@@ -98,9 +98,11 @@ def continue_command(a):
     name = a.name or f"{os.path.basename(os.path.normpath(a.folder))}-cont"
     work = a.work or f"build-train/{name}"
     cmd = ["/usr/bin/python3", "tools/train/train.py"]
+    given = {"lr": a.lr, "family_weights": a.family_weights}  # what the command line changes
     for key in RECIPE:
-        if key in last and last[key] is not None and last[key] != "":
-            cmd += flag(key, a.lr if key == "lr" and a.lr is not None else last[key])
+        value = given[key] if given.get(key) is not None else last.get(key)
+        if value is not None and value != "":
+            cmd += flag(key, value)
     for key, value in CPU_STEP.items():
         cmd += flag(key, value)
     cmd += flag("processes", a.processes)
@@ -127,6 +129,7 @@ def main():
     c.add_argument("--minutes", type=float, required=True, help="wall-time budget of the continuation")
     c.add_argument("--seed", type=int, help="data stream (default: one above every seed of the folder's history)")
     c.add_argument("--lr", type=float, help="peak learning rate (default: the folder's last phase's)")
+    c.add_argument("--family-weights", help="the mixture as family=weight,... (default: the folder's last phase's)")
     c.add_argument("--processes", type=int, default=2, help="CPU processes sharing each step (default 2: both cores)")
     c.add_argument("--name", help="build-train/<name> holds the run (default: the folder's name + -cont)")
     c.add_argument("--work", help="the run's folder (default build-train/<name>)")
