@@ -17,6 +17,9 @@ ColumnLayout {
     property int selectedPosition: -1
     property bool selectedOnB: false
     signal positionClicked(int pos, bool onB)
+    // The box below the cards shows both answers whole: on a short pane the cards leave theirs out
+    // and keep the rows for the grids.
+    readonly property int cardAnswerLines: height < 420 ? 0 : 2
 
     // One side's answer under its heading: the word diff (rich text, lines kept) once both runs
     // have ended, the plain text while they decode; it scrolls past the box's height.
@@ -58,7 +61,7 @@ ColumnLayout {
             objectName: "gridA"
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.run
-            answerLines: 2
+            answerLines: pane.cardAnswerLines
             emptyText: ""  // the captions say what each side waits for
             caption: qsTr("A · ") + (App.runs.run.hasRun ? App.runs.run.strategyLabel : "")
             selectedPosition: pane.selectedOnB ? -1 : pane.selectedPosition
@@ -69,7 +72,7 @@ ColumnLayout {
             objectName: "gridB"
             Layout.fillWidth: true; Layout.fillHeight: true
             run: App.runs.compareRun
-            answerLines: 2
+            answerLines: pane.cardAnswerLines
             emptyText: ""
             caption: qsTr("B · ") + (App.runs.compareRun.hasRun ? App.runs.compareRun.strategyLabel : (App.runs.running ? qsTr("waiting for A") : qsTr("press Run to decode A and B")))
             selectedPosition: pane.selectedOnB ? pane.selectedPosition : -1

@@ -10,7 +10,8 @@ Rectangle {
     property alias grid: gridItem
     property int selectedPosition: -1
     property string caption: ""
-    // Lines of the answer shown before it scrolls (compare mode shows both answers whole below).
+    // Lines of the answer shown before it scrolls; 0 leaves it out (compare mode shows both
+    // answers whole below the cards).
     property int answerLines: 8
     // What the empty pane says before its first run (a new user's first sight of the grid).
     property string emptyText: qsTr("No run yet. Run (Ctrl+R) decodes the prompt and shows every step here; Open trace… replays a saved run.")
@@ -123,7 +124,7 @@ Rectangle {
             // least), and scrolls.
             readonly property int lines: Math.min(pane.answerLines, Math.max(2, Math.floor(pane.height / 4 / answerMetrics.lineSpacing)))
             Layout.preferredHeight: Math.min(answerText.implicitHeight, lines * answerMetrics.lineSpacing + 4)
-            visible: answerText.text !== ""
+            visible: answerText.text !== "" && pane.answerLines > 0
             clip: true
             contentWidth: availableWidth
             FontMetrics { id: answerMetrics; font: answerText.font }

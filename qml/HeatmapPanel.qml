@@ -10,6 +10,10 @@ Rectangle {
     readonly property bool showsB: App.runs.compareMode && sides.currentIndex === 1
     property RunView run: showsB ? App.runs.compareRun : App.runs.run
     property alias heatmap: map
+    // In compare mode the PNG export keeps both sides, as the grid's does: the side not shown is
+    // held by a second, hidden map of the same size and mode.
+    readonly property HeatmapItem heatmapA: showsB ? otherSide : map
+    readonly property HeatmapItem heatmapB: App.runs.compareMode ? (showsB ? map : otherSide) : null
     color: Theme.panel
     radius: Theme.radius
     border.color: Theme.border
@@ -52,5 +56,14 @@ Rectangle {
             mode: tabs.currentIndex === 0 ? "kl" : "reveal"
             epsilon: panel.showsB ? App.runs.compareEpsilon : App.runs.epsilon
         }
+    }
+    HeatmapItem {
+        id: otherSide
+        objectName: "heatmapOtherSide"
+        visible: false
+        width: map.width; height: map.height
+        run: App.runs.compareMode ? (panel.showsB ? App.runs.run : App.runs.compareRun) : null
+        mode: map.mode
+        epsilon: panel.showsB ? App.runs.epsilon : App.runs.compareEpsilon
     }
 }

@@ -113,8 +113,8 @@ ApplicationWindow {
     }
     // A name to start from: the run's model and strategy ("tiny-mdlm-surelock-unlock-on-grid.png"),
     // in the folder the dialog was last used in.
-    function suggestFile(dialog, what, suffix, run) {
-        const stem = ((run || App.runs.run).title || "dlmscope").replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "")
+    function suggestFile(dialog, what, suffix) {
+        const stem = (App.runs.run.title || "dlmscope").replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^-+|-+$/g, "")
         dialog.selectedFile = dialog.currentFolder + "/" + stem + (what !== "" ? "-" + what : "") + "." + suffix
     }
     FileDialog {
@@ -141,12 +141,13 @@ ApplicationWindow {
             if (path === "") return
             if (what === "csv") { App.runs.exportCsv(path); return }
             if (what === "charts") { charts.exportImage(path); return }
-            // In compare mode the grid of B goes beside A's (<name>-B.png), as traces and CSV do.
-            const pathB = what === "grid" ? App.runs.comparePath(path) : ""
-            const failed = !(what === "grid" ? mainGrid.grid : heatmaps.heatmap).saveImage(path) ? path
-                         : pathB !== "" && !comparePane.gridB.grid.saveImage(pathB) ? pathB : ""
+            // In compare mode B's image goes beside A's (<name>-B.png), as traces and CSV do.
+            const pathB = App.runs.comparePath(path)
+            const imageA = what === "grid" ? mainGrid.grid : heatmaps.heatmapA
+            const imageB = what === "grid" ? comparePane.gridB.grid : heatmaps.heatmapB
+            const failed = !imageA.saveImage(path) ? path : pathB !== "" && !imageB.saveImage(pathB) ? pathB : ""
             if (failed !== "") App.reportError(qsTr("Could not write %1").arg(failed))
-            else if (pathB !== "") App.reportStatus(qsTr("Exported the grids of A to %1 and B to %2").arg(path).arg(pathB))
+            else if (pathB !== "") App.reportStatus(qsTr("Exported the %1 of A to %2 and B to %3").arg(what === "grid" ? qsTr("grids") : qsTr("heatmaps")).arg(path).arg(pathB))
             else App.reportStatus(qsTr("Exported the %1 to %2").arg(what === "grid" ? qsTr("grid") : qsTr("heatmap")).arg(path))
         }
     }
@@ -215,7 +216,7 @@ ApplicationWindow {
                 Menu {
                     id: exportMenu
                     MenuItem { objectName: "exportGridItem"; text: qsTr("Grid as PNG…"); onTriggered: { exportDialog.what = "grid"; window.suggestFile(exportDialog, "grid", "png"); exportDialog.open() } }
-                    MenuItem { objectName: "exportHeatmapItem"; text: qsTr("Heatmap as PNG…"); onTriggered: { exportDialog.what = "heatmap"; window.suggestFile(exportDialog, heatmaps.heatmap.mode === "reveal" ? "reveal-order" : "kl", "png", heatmaps.run); exportDialog.open() } }
+                    MenuItem { objectName: "exportHeatmapItem"; text: qsTr("Heatmap as PNG…"); onTriggered: { exportDialog.what = "heatmap"; window.suggestFile(exportDialog, heatmaps.heatmap.mode === "reveal" ? "reveal-order" : "kl", "png"); exportDialog.open() } }
                     MenuItem { objectName: "exportChartsItem"; text: qsTr("Charts as PNG…"); onTriggered: { exportDialog.what = "charts"; window.suggestFile(exportDialog, "charts", "png"); exportDialog.open() } }
                     MenuItem { objectName: "exportCsvItem"; text: qsTr("Per-step statistics as CSV…"); onTriggered: { exportDialog.what = "csv"; window.suggestFile(exportDialog, "steps", "csv"); exportDialog.open() } }
                 }
@@ -291,34 +292,45 @@ ApplicationWindow {
                 onConnectServer: connectDialog.open()
             }
 
-            ColumnLayout {
+            // The grid above, the heatmaps below, the boundary draggable: a short window can give the
+            // grids their rows (two of them in compare mode), a tall one the heatmap its steps.
+            SplitView {
+                objectName: "centreSplit"
                 SplitView.fillWidth: true
                 SplitView.minimumWidth: 360
-                spacing: Theme.spacing
-                GridPane {
-                    id: mainGrid
-                    visible: !App.runs.compareMode
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
-                    run: App.runs.run
-                    selectedPosition: window.inspectedPosition
-                    onPositionClicked: (p) => window.openInspector(p)
+                orientation: Qt.Vertical
+                ColumnLayout {
+                    SplitView.fillHeight: true
+                    SplitView.minimumHeight: 160
+                    spacing: Theme.spacing
+                    GridPane {
+                        id: mainGrid
+                        visible: !App.runs.compareMode
+                        Layout.fillWidth: true
+                        Layout.fillHeight: true
+                        run: App.runs.run
+                        selectedPosition: window.inspectedPosition
+                        onPositionClicked: (p) => window.openInspector(p)
+                    }
+                    ComparePane {
+                        id: comparePane
+                        visible: App.runs.compareMode
+                        Layout.fillWidth: true
+                        Layout.fillHeight: true
+                        selectedPosition: window.inspectedPosition
+                        selectedOnB: window.inspectsB
+                        onPositionClicked: (p, onB) => { window.inspectedOnB = onB; window.inspectedPosition = p }
+                    }
+                    Legend { Layout.fillWidth: true }
+                    Timeline { Layout.fillWidth: true }
                 }
-                ComparePane {
-                    id: comparePane
-                    visible: App.runs.compareMode
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
-                    selectedPosition: window.inspectedPosition
-                    selectedOnB: window.inspectsB
-                    onPositionClicked: (p, onB) => { window.inspectedOnB = onB; window.inspectedPosition = p }
-                }
-                Legend { Layout.fillWidth: true }
-                Timeline { Layout.fillWidth: true }
                 HeatmapPanel {
                     id: heatmaps
-                    Layout.fillWidth: true
-                    Layout.preferredHeight: Math.max(180, window.height * 0.25)
+                    objectName: "heatmapPanel"
+                    // Compare mode has two grid cards to fit above: the map starts smaller there.
+                    SplitView.preferredHeight: App.runs.compareMode ? Math.max(120, window.height * 0.18)
+                                                                    : Math.max(180, window.height * 0.25)
+                    SplitView.minimumHeight: 100
                 }
             }
 

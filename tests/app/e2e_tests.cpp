@@ -484,6 +484,18 @@ private Q_SLOTS:
         QVERIFY2(c.runs()->run()->complete(), qPrintable(c.status()));
         QVERIFY2(c.runs()->compareRun()->complete(), qPrintable(c.status()));
         QVERIFY(!c.runs()->compareSummary().isEmpty());
+        // On a small screen both cards keep three rows of cells: the heatmap starts smaller in
+        // compare mode, and the cards leave the answers to the box below them.
+        w.window->resize(960, 640);
+        QTRY_COMPARE(w.window->width(), 960);
+        QTest::qWait(300);
+        for (const char* side : {"gridA", "gridB"}) {
+            auto* card = w.find<QQuickItem>(side);
+            auto* scroll = card ? card->findChild<QQuickItem*>(QStringLiteral("gridScroll")) : nullptr;
+            QVERIFY2(scroll, side);
+            QVERIFY2(scroll->height() >= 3 * 22, qPrintable(QStringLiteral("%1 shows %2 px of its grid").arg(side).arg(scroll->height())));
+        }
+        w.window->grabWindow().save(outDir() + "/compare-960x640.png");
         c.runs()->toggleCompare(false);
         QVERIFY(!c.runs()->compareMode());
         AppController::setInstance(nullptr);

@@ -227,6 +227,19 @@ private Q_SLOTS:
         QTRY_VERIFY(QFileInfo(grid).size() > 0 && QFileInfo(gridB).size() > 0);
         QVERIFY(QImage(grid) != QImage(gridB));
         QTRY_VERIFY2(c_->status().contains("compare-grid-B.png"), qPrintable(c_->status()));
+        // So does the heatmap's, whichever side the panel shows.
+        const QString map = outDir() + "/compare-kl.png", mapB = outDir() + "/compare-kl-B.png";
+        QFile::remove(map);
+        QFile::remove(mapB);
+        clickNamed("exportButton");
+        auto* heatmapItem = find("exportHeatmapItem");
+        QTRY_VERIFY_WITH_TIMEOUT(heatmapItem && heatmapItem->isVisible(), 5000);
+        QTest::qWait(300);
+        click(heatmapItem);
+        acceptDialog("exportDialog", "selectedFile", map);
+        QTRY_VERIFY(QFileInfo(map).size() > 0 && QFileInfo(mapB).size() > 0);
+        QVERIFY(QImage(map) != QImage(mapB));
+        QTRY_VERIFY2(c_->status().contains("compare-kl-B.png"), qPrintable(c_->status()));
         clickNamed("compareButton");
         QTRY_VERIFY(!c_->runs()->compareMode());
     }

@@ -53,7 +53,7 @@ TestCase {
     // On a short window the answers scroll inside their box and the grids keep rows of cells.
     Component { id: shortComp; ComparePane { width: 700; height: 330 } }
     function test_aShortPaneKeepsTheGridsAndScrollsTheAnswers() {
-        const pane = createTemporaryObject(shortComp, this)
+        const pane = createTemporaryObject(shortComp, host.contentItem)
         let lines = []
         for (let i = 0; i < 14; ++i) lines.push("line " + i + " of the working")
         pane.summary = {agree: true, changedWords: 0, textA: lines.join("<br>"), textB: lines.join("<br>")}
@@ -64,6 +64,15 @@ TestCase {
         verify(answer.contentHeight > answer.height + 20, "the answer does not scroll: " + answer.contentHeight + " in " + answer.height)
         const grid = findChild(findChild(pane, "gridA"), "gridScroll")
         verify(grid.height >= 2 * 22, "the grid shows " + grid.height + " px")
+        verify(findChild(findChild(pane, "gridA"), "denoiseGrid").visible)  // shown, so the next line can fail
+        verify(!findChild(findChild(pane, "gridA"), "answerScroll").visible)  // the box below has it
+    }
+    // A pane with room shows each card's answer too (two lines, then it scrolls).
+    function test_aTallPaneShowsTheAnswerOnEachCard() {
+        const pane = createTemporaryObject(comp, host.contentItem)
+        waitForRendering(pane)
+        for (const side of ["gridA", "gridB"])
+            verify(findChild(findChild(pane, side), "answerScroll").visible, side)
     }
 
     // Before both runs end there is no diff: the answer is shown as the plain text it is (rich text
