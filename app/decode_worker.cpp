@@ -117,7 +117,7 @@ void DecodeWorker::startRun(quint64 runId, const QString& prompt, const QVariant
         if (!model_) throw dlm::Error("no model is loaded: open a checkpoint folder first");
         auto s = toSettings(settings);
         auto ids = dlm::build_prompt(*model_.checkpoint, prompt.toStdString(), chat);
-        dlm::DecodeLabels labels{model_.name, prompt.toStdString()};
+        dlm::DecodeLabels labels = model_.run_labels(prompt.toStdString());
         session_ = std::make_unique<dlm::DecodeSession>(*model_.backend, *model_.checkpoint->tokenizer, model_.config(),
                                                         std::move(ids), std::move(s), std::move(labels),
                                                         model_.guiders.get());

@@ -102,8 +102,8 @@ QString RunView::title() const {
 QString RunView::strategyLabel() const {
     const auto& h = history_.header();
     if (!h) return {};
-    // The settings as asked for: sampler=auto, as the preset box holds it.
-    return QString::fromStdString(dlm::run_label(h->strategy, h->settings_as_asked(), h->family));
+    // The settings as asked for (sampler=auto, as the preset box holds it), on the model's defaults.
+    return QString::fromStdString(dlm::run_label(*h));
 }
 
 QString RunView::strategy() const {

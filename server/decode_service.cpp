@@ -120,7 +120,7 @@ void DecodeService::activate_waiting() {
         const LoadedModel& m = models_[run->model];
         try {
             run->session = std::make_unique<DecodeSession>(*m.backend, *m.checkpoint->tokenizer, m.config(), run->ids,
-                                                           run->settings, DecodeLabels{m.name, run->prompt},
+                                                           run->settings, m.run_labels(run->prompt),
                                                            m.guiders.get());
         } catch (const std::exception& e) {
             send_(run->client, end_message(run->id, RunEnd::Failed, e.what()));

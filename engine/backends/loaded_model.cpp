@@ -1,5 +1,7 @@
 #include "backends/loaded_model.h"
 
+#include "decode/decode_session.h"
+
 #include "util/error.h"
 
 namespace dlm {
@@ -41,6 +43,10 @@ void switch_backend(LoadedModel& model, BackendKind kind, int cpu_threads) {
     BackendChoice choice = make_backend(model.checkpoint->weights, kind, cpu);
     model.backend = std::move(choice.backend);
     model.backend_note = std::move(choice.note);
+}
+
+DecodeLabels LoadedModel::run_labels(std::string prompt_text) const {
+    return DecodeLabels{name, std::move(prompt_text), model_setting_changes(generation)};
 }
 
 }  // namespace dlm

@@ -14,6 +14,8 @@
 
 namespace dlm {
 
+struct DecodeLabels;
+
 struct LoadOptions {
     BackendKind backend = BackendKind::Auto;
     int cpu_threads = 0;          // CPU backend threads; 0 = its default for the model's size
@@ -34,6 +36,9 @@ struct LoadedModel {
 
     explicit operator bool() const { return checkpoint && backend; }
     const ModelConfig& config() const { return checkpoint->config(); }
+    // What a run of this model writes into its trace header besides its settings: the folder's
+    // name, the user's prompt and the settings the model starts from.
+    DecodeLabels run_labels(std::string prompt_text) const;
 };
 
 // Throws dlm::Error naming the folder when it does not exist or is not a folder, when the

@@ -359,6 +359,7 @@ TraceHeader DecodeSession::header() const {
     resolved.track_kl = rt_->track_kl ? TrackKl::On : TrackKl::Off;
     h.settings = resolved.to_map();
     h.requested = settings_.to_map();
+    h.model_defaults = labels_.model_defaults;
     return h;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +31,7 @@ class GuiderCache;
 struct DecodeLabels {
     std::string model;        // checkpoint folder name
     std::string prompt_text;  // the user's text before the chat template
+    std::map<std::string, std::string> model_defaults;  // model_setting_changes of the model
 };
 
 class DecodeSession {

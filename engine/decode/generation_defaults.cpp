@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "decode/decode_settings.h"
+#include "decode/settings_schema.h"
 #include "util/json_document.h"
 #include "util/error.h"
 #include "util/input_limits.h"
@@ -117,6 +118,14 @@ std::map<std::string, std::string> model_default_settings(std::map<std::string, 
     for (const std::string& key : changed)
         if (auto it = layered.find(key); it != layered.end()) base[key] = it->second;
     return base;
+}
+
+std::map<std::string, std::string> model_setting_changes(const GenerationDefaults& d) {
+    const auto schema = default_settings();
+    std::map<std::string, std::string> changes;
+    for (const auto& [key, value] : model_default_settings(schema, d))
+        if (const auto it = schema.find(key); it == schema.end() || it->second != value) changes[key] = value;
+    return changes;
 }
 
 }  // namespace dlm

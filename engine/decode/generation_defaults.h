@@ -42,4 +42,10 @@ std::map<std::string, std::string> model_default_settings(std::map<std::string, 
                                                           const GenerationDefaults& d,
                                                           std::vector<std::string>* notes = nullptr);
 
+// The settings in which a model starts from other values than the schema's defaults
+// (model_default_settings over default_settings(), the keys it changes; empty for a model without
+// a generation_config.json): what a trace header keeps, so that a run's preset name is matched
+// against the settings its model starts from ("SureLock" on Dream, whose temperature is 0.2).
+std::map<std::string, std::string> model_setting_changes(const GenerationDefaults& d);
+
 }  // namespace dlm

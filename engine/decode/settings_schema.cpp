@@ -10,6 +10,7 @@
 
 #include "decode/decode_settings.h"
 #include "decode/strategy.h"
+#include "trace/step_trace.h"
 
 namespace dlm {
 
@@ -587,9 +588,23 @@ const StrategyPreset* matching_preset(const std::map<std::string, std::string>& 
 }
 
 std::string run_label(const std::string& strategy, const std::map<std::string, std::string>& settings,
-                      std::string_view family) {
-    if (const StrategyPreset* p = matching_preset(settings, {}, family)) return p->name;
+                      std::string_view family, const std::map<std::string, std::string>& model_defaults) {
+    if (const StrategyPreset* p = matching_preset(settings, model_defaults, family)) return p->name;
     return strategy_label(strategy, settings);
+}
+
+std::string run_label_with_kind(const std::string& strategy, const std::map<std::string, std::string>& settings,
+                                std::string_view family, const std::map<std::string, std::string>& model_defaults) {
+    if (const StrategyPreset* p = matching_preset(settings, model_defaults, family)) return "preset " + p->name;
+    return "strategy " + strategy_label(strategy, settings);
+}
+
+std::string run_label(const TraceHeader& h) {
+    return run_label(h.strategy, h.settings_as_asked(), h.family, h.model_defaults);
+}
+
+std::string run_label_with_kind(const TraceHeader& h) {
+    return run_label_with_kind(h.strategy, h.settings_as_asked(), h.family, h.model_defaults);
 }
 
 std::string settings_markdown() {

@@ -14,6 +14,8 @@
 
 namespace dlm {
 
+struct TraceHeader;
+
 enum class SettingType { Integer, Real, Choice, Flag, Text };
 std::string_view setting_type_name(SettingType t);  // "integer", "real", "choice", "on/off", "text"
 
@@ -132,10 +134,20 @@ const StrategyPreset* matching_preset(const std::map<std::string, std::string>& 
                                       const std::map<std::string, std::string>& defaults = {},
                                       std::string_view family = {});
 // What a run goes by in the app's titles and the CLI's summaries: the name of the preset its
-// settings are (matched against the schema's defaults: "SureLock + unlocking"), else
-// strategy_label ("surelock (epsilon=0.001, unlock=on)"). `settings` as the run asked for them.
+// settings are ("SureLock + unlocking"), else strategy_label ("surelock (epsilon=0.001,
+// unlock=on)"). `settings` as the run asked for them; the preset is matched against the settings
+// the model starts from (`model_defaults`: model_setting_changes, over the schema's defaults), as
+// the app's preset box matches it.
 std::string run_label(const std::string& strategy, const std::map<std::string, std::string>& settings,
-                      std::string_view family = {});
+                      std::string_view family = {}, const std::map<std::string, std::string>& model_defaults = {});
+// run_label with what it names in front, for the CLI's summaries: "preset SureLock + unlocking",
+// or "strategy surelock (epsilon=0.001)" where no preset matches.
+std::string run_label_with_kind(const std::string& strategy, const std::map<std::string, std::string>& settings,
+                                std::string_view family = {},
+                                const std::map<std::string, std::string>& model_defaults = {});
+// The two of a recorded run: its settings as asked, its model's family and starting settings.
+std::string run_label(const TraceHeader& h);
+std::string run_label_with_kind(const TraceHeader& h);
 // The decode settings (no parameters) at their schema defaults, as key -> value text.
 std::map<std::string, std::string> default_settings();
 

@@ -87,6 +87,9 @@ struct TraceHeader {
     const std::map<std::string, std::string>& settings_as_asked() const {
         return requested.empty() ? settings : requested;
     }
+    // The settings the model starts from where they are not the schema's defaults (its
+    // generation_config.json): a run's preset name is matched against them. Empty in older traces.
+    std::map<std::string, std::string> model_defaults;
 };
 
 struct TraceSummary {

@@ -190,6 +190,7 @@ std::string trace_header_to_json(const TraceHeader& h) {
     j["strategy"] = h.strategy;
     j["settings"] = h.settings;
     if (!h.requested.empty()) j["requested"] = h.requested;
+    if (!h.model_defaults.empty()) j["model_defaults"] = h.model_defaults;
     return dump(j);
 }
 
@@ -307,6 +308,7 @@ TraceHeader trace_header_from_json(const std::string& line) {
     h.strategy = req<std::string>(j, "strategy");
     h.settings = opt<std::map<std::string, std::string>>(j, "settings", {});
     h.requested = opt<std::map<std::string, std::string>>(j, "requested", {});
+    h.model_defaults = opt<std::map<std::string, std::string>>(j, "model_defaults", {});
     return h;
 }
 

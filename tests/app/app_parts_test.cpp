@@ -110,6 +110,15 @@ private Q_SLOTS:
         RunView custom;
         custom.begin(header(tuned));
         QCOMPARE(custom.strategyLabel(), QStringLiteral("surelock (epsilon=0.001, unlock=on)"));
+        // On a model whose generation_config.json sets the sampling (Dream: temperature 0.2,
+        // top-p 0.95) the preset box applies SureLock over those; the run is titled as the box names it.
+        const std::map<std::string, std::string> dream = {{"temperature", "0.2"}, {"top_p", "0.95"}};
+        auto onDream = header(dlm::apply_preset(dlm::default_settings(), *dlm::find_strategy_preset("SureLock"), dream));
+        onDream->family = "dream";
+        onDream->model_defaults = dream;
+        RunView dreamRun;
+        dreamRun.begin(onDream);
+        QCOMPARE(dreamRun.strategyLabel(), QStringLiteral("SureLock"));
     }
 
     void aSupersededLoadIsIgnored() {

@@ -73,15 +73,15 @@ TEST_F(CliRun, SummariesNameTheStrategysVariant) {
     const auto t = file("unlock.ndjson");
     auto r = run({"--strategy", "surelock", "--set", "surelock.unlock=on", "--set", "surelock.m=20", "--trace", t.string()});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("strategy SureLock + unlocking, prompt"), std::string::npos) << r.out;  // m = 20 is the default
+    EXPECT_NE(r.out.find("preset SureLock + unlocking, prompt"), std::string::npos) << r.out;  // m = 20 is the default
     auto show = cli({"trace", "show", t.string()});
     ASSERT_EQ(show.status, 0) << show.err;
-    EXPECT_NE(show.out.find("strategy       SureLock + unlocking, gen 16"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("decode         preset SureLock + unlocking, gen 16"), std::string::npos) << show.out;
     r = run({"--strategy", "surelock", "--set", "surelock.unlock=on", "--set", "surelock.epsilon=1e-3", "--trace", t.string()});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("strategy surelock (epsilon=1e-3, unlock=on), prompt"), std::string::npos) << r.out;
     show = cli({"trace", "show", t.string()});
-    EXPECT_NE(show.out.find("strategy       surelock (epsilon=1e-3, unlock=on), gen 16"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("decode         strategy surelock (epsilon=1e-3, unlock=on), gen 16"), std::string::npos) << show.out;
 }
 
 // --preset runs the app's preset by its name (case and spaces aside); --strategy and --set
@@ -600,6 +600,14 @@ TEST(CliRunGenerationDefaults, TheModelsDefaultsLayerUnderTheCommandLine) {
     const auto inspect = run_cli({"inspect", dir.string()}, scratch.path());
     EXPECT_NE(inspect.out.find("temperature=0.5"), std::string::npos) << inspect.out;
     EXPECT_NE(inspect.out.find("steps=512 (when the gen length is not set)"), std::string::npos) << inspect.out;
+    // A preset is named as the app names it on this model: over its temperature and top-k.
+    const auto t = scratch.path() / "preset.ndjson";
+    r = run_cli({"run", "--model", dir.string(), "--prompt", "hello", "--gen-len", "8", "--preset", "SureLock", "--trace",
+                 t.string()}, scratch.path());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("preset SureLock, prompt"), std::string::npos) << r.out;
+    const auto show = run_cli({"trace", "show", t.string()}, scratch.path());
+    EXPECT_NE(show.out.find("decode         preset SureLock, gen 8"), std::string::npos) << show.out;
 
     // Without a gen length, the model's max_new_tokens and steps size the task.
     test::write_file(dir / "generation_config.json", R"({"max_new_tokens": 12, "steps": 6})");

@@ -290,7 +290,7 @@ MarkdownSection strategies(const BenchContext& ctx) {
                 try {
                     check_settings(s, ckpt.config(), static_cast<int>(prompt_ids.size()), &warned);
                     made = std::make_unique<DecodeSession>(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, s,
-                                                            DecodeLabels{model.name, ex.prompt}, model.guiders.get());
+                                                            model.run_labels(ex.prompt), model.guiders.get());
                 } catch (const std::exception& err) {
                     // A preset that cannot run here (e.g. a guider model missing) is reported, not fatal.
                     failed[c.label()] = err.what();

@@ -270,7 +270,7 @@ int eval_main(std::span<const std::string> args) {
                     continue;
                 }
                 DecodeSession session(*b, *ckpt.tokenizer, ckpt.config(), prompts[i], example_settings[i],
-                                      DecodeLabels{model.name, examples[i].prompt}, model.guiders.get());
+                                      model.run_labels(examples[i].prompt), model.guiders.get());
                 RevealTracker reveal(*ckpt.tokenizer);
                 session.run([&](const StepTrace& st) {
                     reveal.on_step(st);
@@ -392,8 +392,11 @@ int eval_main(std::span<const std::string> args) {
         return kExitOk;
     }
 
-    std::cout << "model " << model.name << " (" << model.backend->name() << "), strategy "
-              << (causal ? method : run_label(settings.strategy, settings.to_map(), family_name(ckpt.config().family))) << ", "
+    std::cout << "model " << model.name << " (" << model.backend->name() << "), "
+              << (causal ? method
+                         : run_label_with_kind(settings.strategy, settings.to_map(), family_name(ckpt.config().family),
+                                               model_setting_changes(model.generation)))
+              << ", "
               << data.string() << " (" << n << " examples)\n\n";
     std::size_t width = 6;
     for (const auto& [name, f] : families) width = std::max(width, name.size());

@@ -136,7 +136,7 @@ int run_main(std::span<const std::string> args) {
     print_backend_note(model);
 
     DecodeSession session(*model.backend, *ckpt.tokenizer, ckpt.config(), prompt_ids, settings,
-                          DecodeLabels{model.name, prompt}, model.guiders.get());
+                          model.run_labels(prompt), model.guiders.get());
     print_session_warnings(session, warned);
 
     if (trace) trace->write_header(session.header());
@@ -208,8 +208,8 @@ int run_main(std::span<const std::string> args) {
     } else {
         std::cout << sum.text << "\n\n"
                   << "model        " << model.name << " (" << family_name(ckpt.config().family) << ", "
-                  << model.backend->name() << "), strategy "
-                  << run_label(settings.strategy, settings.to_map(), family_name(ckpt.config().family)) << ", prompt "
+                  << model.backend->name() << "), "
+                  << run_label_with_kind(session.header()) << ", prompt "
                   << prompt_ids.size() << " tokens" << (chat ? " (chat)" : "") << '\n'
                   << "steps        " << sum.steps << (finished ? "" : " (cancelled)") << ", " << sum.tokens_unmasked
                   << " tokens unmasked\n"

@@ -123,7 +123,7 @@ int show(std::span<const std::string> args) {
               << ")\n"
               << "tokenizer      " << h.tokenizer << ", backend " << h.backend << '\n'
               << "prompt         " << h.prompt << "  [" << h.prompt_ids.size() << " tokens after the template]\n"
-              << "strategy       " << run_label(h.strategy, h.settings_as_asked(), h.family) << ", gen " << h.gen_length << ", block " << h.block_length
+              << "decode         " << run_label_with_kind(h) << ", gen " << h.gen_length << ", block " << h.block_length
               << ", steps " << h.steps << ", seed " << h.seed << '\n';
     if (!h.settings.empty()) {
         std::cout << "settings      ";

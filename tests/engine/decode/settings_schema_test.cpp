@@ -9,6 +9,7 @@
 
 #include "decode/settings_schema.h"
 #include "decode/strategy.h"
+#include "trace/step_trace.h"
 #include "support/decode_fakes.h"
 #include "util/error.h"
 
@@ -282,6 +283,25 @@ TEST(SettingsSchema, SettingsMatchThePresetTheyAre) {
     baseline["strategy"] = "baseline";
     EXPECT_EQ(matching_preset(baseline, {}, "llada")->name, "LLaDA low-confidence");
     EXPECT_EQ(matching_preset(baseline, {}, "dream")->name, "Dream entropy");
+}
+
+// A run goes by its preset's name on a model whose generation_config.json changes the sampling
+// (Dream's temperature 0.2, top-p 0.95), as the app's preset box names it there; the same settings
+// on a model without those defaults are no preset's.
+TEST(SettingsSchema, ARunIsNamedAgainstTheSettingsItsModelStartsFrom) {
+    const std::map<std::string, std::string> dream = {{"temperature", "0.2"}, {"top_p", "0.95"}};
+    auto s = apply_preset(default_settings(), *find_strategy_preset("SureLock"), dream);
+    ASSERT_EQ(s.at("temperature"), "0.2");
+    EXPECT_EQ(run_label(s.at("strategy"), s, "dream", dream), "SureLock");
+    EXPECT_EQ(run_label_with_kind(s.at("strategy"), s, "dream", dream), "preset SureLock");
+    EXPECT_EQ(run_label(s.at("strategy"), s, "dream"), "surelock");  // the label names strategy parameters only
+    EXPECT_EQ(run_label_with_kind(s.at("strategy"), s, "dream"), "strategy surelock");
+    TraceHeader h;
+    h.strategy = "surelock";
+    h.family = "dream";
+    h.settings = s;
+    h.model_defaults = dream;
+    EXPECT_EQ(run_label(h), "SureLock");
 }
 
 // docs/strategies.md carries the schema's tables verbatim between its markers.

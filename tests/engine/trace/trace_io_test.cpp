@@ -48,6 +48,7 @@ TraceHeader sample_header() {
     h.strategy = "baseline";
     h.settings = {{"temperature", "0.1"}, {"surelock.epsilon", "5e-4"}, {"sampler", "llada"}};
     h.requested = {{"temperature", "0.1"}, {"surelock.epsilon", "5e-4"}, {"sampler", "auto"}};
+    h.model_defaults = {{"temperature", "0.2"}, {"top_p", "0.95"}};
     return h;
 }
 
@@ -188,6 +189,7 @@ TEST(Trace, WriteReadRoundTrip) {
     EXPECT_EQ(f.header.seed, h.seed);
     EXPECT_EQ(f.header.settings, h.settings);
     EXPECT_EQ(f.header.requested, h.requested);
+    EXPECT_EQ(f.header.model_defaults, h.model_defaults);
     EXPECT_EQ(f.header.vocab_size, h.vocab_size);
     EXPECT_EQ(f.header.mask_id, h.mask_id);
     EXPECT_EQ(f.header.end_ids, h.end_ids);
