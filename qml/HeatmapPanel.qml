@@ -10,10 +10,18 @@ Rectangle {
     readonly property bool showsB: App.runs.compareMode && sides.currentIndex === 1
     property RunView run: showsB ? App.runs.compareRun : App.runs.run
     property alias heatmap: map
-    // In compare mode the PNG export keeps both sides, as the grid's does: the side not shown is
-    // held by a second, hidden map of the same size and mode.
-    readonly property HeatmapItem heatmapA: showsB ? otherSide : map
-    readonly property HeatmapItem heatmapB: App.runs.compareMode ? (showsB ? map : otherSide) : null
+    // Run A's or B's map as a PNG of the map's size, in the mode on show. The side not shown is
+    // drawn by a hidden map filled from that run's history for the export only, so compare mode
+    // does not build a second map step by step while it decodes.
+    function saveImage(onB, path) {
+        const r = onB ? App.runs.compareRun : App.runs.run
+        if (r === map.run) return map.saveImage(path)
+        otherSide.epsilon = onB ? App.runs.compareEpsilon : App.runs.epsilon
+        otherSide.run = r
+        const saved = otherSide.saveImage(path)
+        otherSide.run = null
+        return saved
+    }
     color: Theme.panel
     radius: Theme.radius
     border.color: Theme.border
@@ -62,8 +70,6 @@ Rectangle {
         objectName: "heatmapOtherSide"
         visible: false
         width: map.width; height: map.height
-        run: App.runs.compareMode ? (panel.showsB ? App.runs.run : App.runs.compareRun) : null
         mode: map.mode
-        epsilon: panel.showsB ? App.runs.epsilon : App.runs.compareEpsilon
     }
 }

@@ -143,9 +143,9 @@ ApplicationWindow {
             if (what === "charts") { charts.exportImage(path); return }
             // In compare mode B's image goes beside A's (<name>-B.png), as traces and CSV do.
             const pathB = App.runs.comparePath(path)
-            const imageA = what === "grid" ? mainGrid.grid : heatmaps.heatmapA
-            const imageB = what === "grid" ? comparePane.gridB.grid : heatmaps.heatmapB
-            const failed = !imageA.saveImage(path) ? path : pathB !== "" && !imageB.saveImage(pathB) ? pathB : ""
+            const save = (onB, file) => what === "grid" ? (onB ? comparePane.gridB : mainGrid).grid.saveImage(file)
+                                                        : heatmaps.saveImage(onB, file)
+            const failed = !save(false, path) ? path : pathB !== "" && !save(true, pathB) ? pathB : ""
             if (failed !== "") App.reportError(qsTr("Could not write %1").arg(failed))
             else if (pathB !== "") App.reportStatus(qsTr("Exported the %1 of A to %2 and B to %3").arg(what === "grid" ? qsTr("grids") : qsTr("heatmaps")).arg(path).arg(pathB))
             else App.reportStatus(qsTr("Exported the %1 to %2").arg(what === "grid" ? qsTr("grid") : qsTr("heatmap")).arg(path))
