@@ -42,6 +42,8 @@ assert opt["--init-from-shipped"] == "resources/models/tiny-mdlm", opt["--init-f
 assert int(opt["--seed"]) > max(history_seeds(trained)), (opt["--seed"], history_seeds(trained))
 assert opt["--minutes"] == "30.0" and opt["--processes"] == "2"
 assert opt["--out"] == opt["--work"] + "/export"
+# Its own folder per seed: the next phase does not resume the finished one's checkpoint.
+assert opt["--work"] == "build-train/tiny-mdlm-s" + opt["--seed"], opt["--work"]
 
 # train.py's own rules accept the command (train_options.py is train.py's parser without PyTorch).
 check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "train_options.py"), *argv],

@@ -95,7 +95,9 @@ def continue_command(a):
     last = phases[0]
     seeds = [p.get("seed") for p in phases if isinstance(p.get("seed"), int)]
     seed = a.seed if a.seed is not None else max(seeds, default=0) + 1  # a stream no phase has drawn
-    name = a.name or f"{os.path.basename(os.path.normpath(a.folder))}-cont"
+    # One folder per seed: the same command again resumes its own ckpt.pt, and the next phase (after
+    # `keep`, one seed up) starts fresh instead of resuming the finished phase before it.
+    name = a.name or f"{os.path.basename(os.path.normpath(a.folder))}-s{seed}"
     work = a.work or f"build-train/{name}"
     cmd = ["/usr/bin/python3", "tools/train/train.py"]
     given = {"lr": a.lr, "family_weights": a.family_weights}  # what the command line changes
@@ -131,7 +133,7 @@ def main():
     c.add_argument("--lr", type=float, help="peak learning rate (default: the folder's last phase's)")
     c.add_argument("--family-weights", help="the mixture as family=weight,... (default: the folder's last phase's)")
     c.add_argument("--processes", type=int, default=2, help="CPU processes sharing each step (default 2: both cores)")
-    c.add_argument("--name", help="build-train/<name> holds the run (default: the folder's name + -cont)")
+    c.add_argument("--name", help="build-train/<name> holds the run (default: the folder's name + -s<seed>)")
     c.add_argument("--work", help="the run's folder (default build-train/<name>)")
     c.add_argument("--run", action="store_true", help="run it (default: print it)")
     a = ap.parse_args()
