@@ -50,7 +50,7 @@ Rectangle {
                 text: pane.caption !== "" ? pane.caption : (pane.run && pane.run.hasRun ? pane.run.title : qsTr("Denoising grid"))
                 color: Theme.text; font.pixelSize: Theme.title; font.bold: true
                 elide: Text.ElideRight
-                // A caption cut short reads whole on hover ("B · surelock (unlock=on)").
+                // A caption cut short reads whole on hover ("B · SureLock (temperature=0.5)").
                 HoverHandler { id: titleHover }
                 readonly property bool tipShown: titleHover.hovered && truncated
                 ToolTip.visible: tipShown

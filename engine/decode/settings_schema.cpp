@@ -587,16 +587,57 @@ const StrategyPreset* matching_preset(const std::map<std::string, std::string>& 
     return nullptr;
 }
 
+namespace {
+
+// The preset of the run's strategy that its settings differ from least, the differences written
+// out ("SureLock (temperature=0.5)"): a run of a preset with one thing changed keeps the name the
+// user picked it by. Parameters of strategies the run does not read are no difference. Empty when
+// no preset runs `strategy` (a trace from a build with strategies this one lacks).
+std::string nearest_preset_label(const std::string& strategy, const std::map<std::string, std::string>& settings,
+                                 std::string_view family, const std::map<std::string, std::string>& model_defaults) {
+    const std::set<std::string> read = namespaces_of(strategy);
+    const StrategyPreset* best = nullptr;
+    std::vector<std::string> best_keys;
+    for (const StrategyPreset& p : strategy_presets()) {
+        const auto s = p.settings.find("strategy");
+        if (s == p.settings.end() || s->second != strategy) continue;
+        std::vector<std::string> keys;
+        for (std::string& k : preset_differences(settings, p, model_defaults, family)) {
+            const SettingSpec* spec = find_setting_spec(k);
+            if (spec && spec->is_parameter() && !read.count(std::string(spec->name_space()))) continue;
+            keys.push_back(std::move(k));
+        }
+        if (!best || keys.size() < best_keys.size()) best = &p, best_keys = std::move(keys);
+    }
+    if (!best) return {};
+    // Three differences say what the run is; more would not fit a title (the settings panel and
+    // `trace show` list them all).
+    constexpr std::size_t kShown = 3;
+    std::string changed;
+    for (std::size_t i = 0; i < best_keys.size() && i < kShown; ++i) {
+        const std::string& k = best_keys[i];
+        const SettingSpec* spec = find_setting_spec(k);
+        const auto v = settings.find(k);
+        const std::string value = v != settings.end() ? v->second : spec ? spec->default_value : "";
+        const std::string shown = spec && spec->name_space() == strategy ? k.substr(strategy.size() + 1) : k;
+        changed += (changed.empty() ? "" : ", ") + shown + "=" + value;
+    }
+    if (best_keys.size() > kShown) changed += ", +" + std::to_string(best_keys.size() - kShown) + " more";
+    return changed.empty() ? best->name : best->name + " (" + changed + ")";
+}
+
+}  // namespace
+
 std::string run_label(const std::string& strategy, const std::map<std::string, std::string>& settings,
                       std::string_view family, const std::map<std::string, std::string>& model_defaults) {
-    if (const StrategyPreset* p = matching_preset(settings, model_defaults, family)) return p->name;
-    return strategy_label(strategy, settings);
+    std::string preset = nearest_preset_label(strategy, settings, family, model_defaults);
+    return preset.empty() ? strategy_label(strategy, settings) : preset;
 }
 
 std::string run_label_with_kind(const std::string& strategy, const std::map<std::string, std::string>& settings,
                                 std::string_view family, const std::map<std::string, std::string>& model_defaults) {
-    if (const StrategyPreset* p = matching_preset(settings, model_defaults, family)) return "preset " + p->name;
-    return "strategy " + strategy_label(strategy, settings);
+    std::string preset = nearest_preset_label(strategy, settings, family, model_defaults);
+    return preset.empty() ? "strategy " + strategy_label(strategy, settings) : "preset " + preset;
 }
 
 std::string run_label(const TraceHeader& h) {

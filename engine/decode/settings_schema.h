@@ -133,15 +133,16 @@ std::vector<std::string> preset_differences(const std::map<std::string, std::str
 const StrategyPreset* matching_preset(const std::map<std::string, std::string>& current,
                                       const std::map<std::string, std::string>& defaults = {},
                                       std::string_view family = {});
-// What a run goes by in the app's titles and the CLI's summaries: the name of the preset its
-// settings are ("SureLock + unlocking"), else strategy_label ("surelock (epsilon=0.001,
-// unlock=on)"). `settings` as the run asked for them; the preset is matched against the settings
+// What a run goes by in the app's titles and the CLI's summaries: the preset of its strategy its
+// settings are closest to, with what it changes ("SureLock + unlocking", "SureLock + unlocking
+// (epsilon=1e-3)", "SureLock (temperature=0.5, +2 more)"), else (a strategy no preset runs)
+// strategy_label. `settings` as the run asked for them; the preset is matched against the settings
 // the model starts from (`model_defaults`: model_setting_changes, over the schema's defaults), as
 // the app's preset box matches it.
 std::string run_label(const std::string& strategy, const std::map<std::string, std::string>& settings,
                       std::string_view family = {}, const std::map<std::string, std::string>& model_defaults = {});
 // run_label with what it names in front, for the CLI's summaries: "preset SureLock + unlocking",
-// or "strategy surelock (epsilon=0.001)" where no preset matches.
+// "preset SureLock (temperature=0.5)", or "strategy foo (x=1)" where no preset runs the strategy.
 std::string run_label_with_kind(const std::string& strategy, const std::map<std::string, std::string>& settings,
                                 std::string_view family = {},
                                 const std::map<std::string, std::string>& model_defaults = {});

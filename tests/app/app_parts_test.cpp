@@ -109,7 +109,7 @@ private Q_SLOTS:
         tuned["surelock.epsilon"] = "0.001";
         RunView custom;
         custom.begin(header(tuned));
-        QCOMPARE(custom.strategyLabel(), QStringLiteral("surelock (epsilon=0.001, unlock=on)"));
+        QCOMPARE(custom.strategyLabel(), QStringLiteral("SureLock + unlocking (epsilon=0.001)"));
         // On a model whose generation_config.json sets the sampling (Dream: temperature 0.2,
         // top-p 0.95) the preset box applies SureLock over those; the run is titled as the box names it.
         const std::map<std::string, std::string> dream = {{"temperature", "0.2"}, {"top_p", "0.95"}};

@@ -68,7 +68,7 @@ TEST_F(CliRun, TextOutputHasSummary) {
 }
 
 // The summaries name a run as the app's titles do: the preset its settings are, else the
-// strategy with its parameters that differ from their defaults.
+// preset of its strategy it is closest to, with what it changes.
 TEST_F(CliRun, SummariesNameTheStrategysVariant) {
     const auto t = file("unlock.ndjson");
     auto r = run({"--strategy", "surelock", "--set", "surelock.unlock=on", "--set", "surelock.m=20", "--trace", t.string()});
@@ -79,9 +79,9 @@ TEST_F(CliRun, SummariesNameTheStrategysVariant) {
     EXPECT_NE(show.out.find("decode         preset SureLock + unlocking, gen 16"), std::string::npos) << show.out;
     r = run({"--strategy", "surelock", "--set", "surelock.unlock=on", "--set", "surelock.epsilon=1e-3", "--trace", t.string()});
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("strategy surelock (epsilon=1e-3, unlock=on), prompt"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("preset SureLock + unlocking (epsilon=1e-3), prompt"), std::string::npos) << r.out;
     show = cli({"trace", "show", t.string()});
-    EXPECT_NE(show.out.find("decode         strategy surelock (epsilon=1e-3, unlock=on), gen 16"), std::string::npos) << show.out;
+    EXPECT_NE(show.out.find("decode         preset SureLock + unlocking (epsilon=1e-3), gen 16"), std::string::npos) << show.out;
 }
 
 // --preset runs the app's preset by its name (case and spaces aside); --strategy and --set

@@ -294,14 +294,37 @@ TEST(SettingsSchema, ARunIsNamedAgainstTheSettingsItsModelStartsFrom) {
     ASSERT_EQ(s.at("temperature"), "0.2");
     EXPECT_EQ(run_label(s.at("strategy"), s, "dream", dream), "SureLock");
     EXPECT_EQ(run_label_with_kind(s.at("strategy"), s, "dream", dream), "preset SureLock");
-    EXPECT_EQ(run_label(s.at("strategy"), s, "dream"), "surelock");  // the label names strategy parameters only
-    EXPECT_EQ(run_label_with_kind(s.at("strategy"), s, "dream"), "strategy surelock");
+    // Without those defaults the run is SureLock at another temperature and top-p, and says so.
+    EXPECT_EQ(run_label(s.at("strategy"), s, "dream"), "SureLock (temperature=0.2, top_p=0.95)");
+    EXPECT_EQ(run_label_with_kind(s.at("strategy"), s, "dream"), "preset SureLock (temperature=0.2, top_p=0.95)");
     TraceHeader h;
     h.strategy = "surelock";
     h.family = "dream";
     h.settings = s;
     h.model_defaults = dream;
     EXPECT_EQ(run_label(h), "SureLock");
+}
+
+// A run that is no preset goes by the preset of its strategy it is closest to, with what it
+// changes: the name it was picked by stays in its title, and two runs that differ in one setting
+// are told apart by it.
+TEST(SettingsSchema, ARunThatIsNoPresetIsNamedByItsNearestPresetAndTheChange) {
+    auto unlocking = apply_preset(default_settings(), *find_strategy_preset("SureLock + unlocking"));
+    EXPECT_EQ(run_label("surelock", unlocking), "SureLock + unlocking");
+    unlocking["surelock.epsilon"] = "1e-3";
+    EXPECT_EQ(run_label("surelock", unlocking), "SureLock + unlocking (epsilon=1e-3)");  // one change, not two from SureLock
+    unlocking["cover.tau_draft"] = "0.5";  // a parameter surelock does not read changes nothing
+    EXPECT_EQ(run_label("surelock", unlocking), "SureLock + unlocking (epsilon=1e-3)");
+    auto warm = apply_preset(default_settings(), *find_strategy_preset("LLaDA low-confidence"));
+    warm["temperature"] = "0.5";
+    EXPECT_EQ(run_label("baseline", warm, "llada"), "LLaDA low-confidence (temperature=0.5)");
+    warm["top_p"] = "0.9";
+    warm["top_k"] = "40";
+    warm["cfg_scale"] = "1.5";
+    EXPECT_EQ(run_label("baseline", warm, "llada"), "LLaDA low-confidence (cfg_scale=1.5, temperature=0.5, top_k=40, +1 more)");
+    // A strategy no preset runs (a trace from a newer build): its parameters, as before.
+    EXPECT_EQ(run_label("future", {{"temperature", "0.5"}}), "future");
+    EXPECT_EQ(run_label_with_kind("future", {}), "strategy future");
 }
 
 // docs/strategies.md carries the schema's tables verbatim between its markers.
