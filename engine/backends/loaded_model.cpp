@@ -31,7 +31,7 @@ LoadedModel load_model(const std::filesystem::path& dir, const LoadOptions& opti
     if (m.name.empty()) m.name = folder.parent_path().filename().string();  // "dir/" ends in a separator
     m.generation = read_generation_defaults(dir);
     const auto parent = folder.filename().empty() ? folder.parent_path().parent_path() : folder.parent_path();
-    m.guiders = std::make_unique<GuiderCache>(parent / "tiny-ar");
+    m.guiders = std::make_unique<GuiderCache>(parent);
     return m;
 }
 

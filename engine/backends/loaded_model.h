@@ -31,7 +31,7 @@ struct LoadedModel {
     std::string name;          // the folder's name, for trace headers and reports
     std::string backend_note;  // why the backend is not the one asked for; empty when it is
     GenerationDefaults generation;
-    // Guided Diffusion's guiders; the default is the embedded tiny-ar next to the folder.
+    // Guided Diffusion's guiders; the default is found beside the folder (default_guider_folder).
     std::unique_ptr<GuiderCache> guiders;
 
     explicit operator bool() const { return checkpoint && backend; }

@@ -114,7 +114,12 @@ bool make_guided(const DecodeSettings& s, const ModelConfig& config, const Strat
         dir = path;
     }
     GuiderCache none;  // a session without a loaded model's cache reads the folder itself
-    auto guider = std::make_unique<ArGuider>((env.guiders ? *env.guiders : none).get(dir), env.tokenizer, o);
+    GuiderCache& guiders = env.guiders ? *env.guiders : none;
+    // A guider picked among the user's own folders is named, so that the choice can be changed.
+    if (dir.empty() && !guiders.default_dir().empty() && guiders.default_dir().filename() != "tiny-ar")
+        p.warn("guided.guider", "guided: no guider given; using " + guiders.default_dir().string() +
+                                    ", the smallest qwen2-family checkpoint beside the model");
+    auto guider = std::make_unique<ArGuider>(guiders.get(dir), env.tokenizer, o);
     if (!guider->bridge_warning().empty()) p.warn("guided.guider", "guided: " + guider->bridge_warning());
     out.unmask = std::make_unique<GuidedUnmask>(std::move(guider), g);
     out.compute = std::make_unique<FullCompute>();

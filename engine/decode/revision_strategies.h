@@ -10,7 +10,8 @@
 //   wino.threshold (0.6, the GSM8K config; the paper uses 0.5-0.8 by task), wino.threshold_back
 //   (0.9), wino.block_length (default: the settings' block_length, else 128 when it divides
 //   gen_length, else gen_length), wino.max_steps (gen_length + 29 per block: never binding);
-//   guided.guider (a qwen2-family folder; default ../tiny-ar next to the model folder),
+//   guided.guider (a qwen2-family folder; default: tiny-ar beside the model folder, else
+//   the smallest qwen2-family checkpoint there),
 //   guided.match (argmax | topk | ratio), guided.k (5), guided.ratio (0.1), guided.chunk (32),
 //   guided.eos_fill (on), guided.threads (0 = all cores).
 // WINO's shadow block makes each forward N + block_length long (ForwardItem::shadow); it is

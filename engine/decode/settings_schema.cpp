@@ -208,7 +208,7 @@ std::vector<SettingSpec> build_schema() {
           "Committing EOS or EoT fills every remaining mask with it (the reference's early stop)");
     auto& guider = b.add("guided.guider", SettingType::Text, "", "guider model",
                          "Checkpoint folder of the autoregressive guider (a qwen2-family model)");
-    guider.computed_default = "the tiny-ar folder next to the model's";
+    guider.computed_default = "tiny-ar beside the model's folder, else the smallest qwen2-family checkpoint there";
 
     // Parameters a run reads only under another setting's value.
     for (auto& spec : b.out) {

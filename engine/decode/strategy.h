@@ -28,7 +28,7 @@ struct Strategy {
 };
 
 // What some strategies need beyond the settings: Guided Diffusion bridges the diffusion model's
-// tokenizer to its guider's, and finds its default guider (../tiny-ar) next to the model folder.
+// tokenizer to its guider's, and finds its default guider beside the model folder.
 struct StrategyEnv {
     const Tokenizer* tokenizer = nullptr;
     GuiderCache* guiders = nullptr;  // Guided Diffusion's guider checkpoints (and the default one)

@@ -282,9 +282,6 @@ MarkdownSection strategies(const BenchContext& ctx) {
             // Every configuration on the same example back to back: machine load drifts equally.
             for (const StrategyConfig& c : configs) {
                 DecodeSettings s = preset_settings(c.preset, canvas_of(ex, gen));
-                // The guider of "guided" is the AR checkpoint next to the model (resources/models/tiny-ar).
-                if (c.strategy() == "guided" && !s.params.count("guided.guider"))
-                    s.params["guided.guider"] = (std::filesystem::path(ctx.model).parent_path() / "tiny-ar").string();
                 if (failed.count(c.label())) continue;
                 std::unique_ptr<DecodeSession> made;
                 try {

@@ -15,6 +15,7 @@
 #include "decode/guider_cache.h"
 #include "decode/strategy.h"
 #include "model/checkpoint.h"
+#include "model/model_config_writer.h"
 #include "support/safetensors_writer.h"
 #include "support/decode_fakes.h"
 #include "support/random_checkpoint.h"
@@ -216,7 +217,7 @@ TEST(StrategyGuided, RegistryFindsTheGuiderAndRefusesBadOnes) {
                 std::filesystem::exists(mdlm.parent_path() / "tiny-ar" / "config.json"))
         << "the embedded models tiny-mdlm and tiny-ar ship with the repository; one is missing";
     const Checkpoint dlm = load_checkpoint(mdlm);
-    GuiderCache guiders(mdlm.parent_path() / "tiny-ar");
+    GuiderCache guiders(mdlm.parent_path());
     DecodeSettings e;
     e.strategy = "guided";
     e.gen_length = 16;
@@ -228,12 +229,66 @@ TEST(StrategyGuided, RegistryFindsTheGuiderAndRefusesBadOnes) {
         EXPECT_TRUE(gu->guider().same_vocabulary());
         EXPECT_TRUE(gu->guider().bridge_warning().empty());
         EXPECT_EQ(gu->guider().dir().filename(), "tiny-ar");
+        EXPECT_TRUE(st.issues.empty());  // the embedded pairing needs no word
     }
     EXPECT_EQ(guiders.loads(), 1);
     // A diffusion model is not a guider.
     e.params["guided.guider"] = mdlm.string();
     EXPECT_THROW(make_strategy(e, dlm.config(), 4, StrategyEnv{dlm.tokenizer.get(), &guiders}),
                  Error);
+}
+
+// A run that names no guider uses tiny-ar beside the model's folder, else the smallest causal
+// model there (Qwen2.5-0.5B beside Dream-7B): folders of other families, unreadable configs and
+// folders without one are passed over, and a folder with none says where it looked.
+TEST(StrategyGuided, TheDefaultGuiderIsFoundBesideTheModel) {
+    test::ScratchDir models{"dlm-guider-search"};
+    auto folder_with = [&](const std::string& name, const std::string& config_json) {
+        std::filesystem::create_directories(models / name);
+        test::write_file(models / name / "config.json", config_json);
+    };
+    auto qwen2 = [](int layers) {
+        ModelConfig c = fake_config();
+        c.family = Family::Qwen2;
+        c.architecture = "Qwen2ForCausalLM";
+        c.n_kv_heads = 1;
+        c.n_layers = layers;
+        c.bidirectional = false;
+        return model_config_json(c);
+    };
+    folder_with("Dream-v0-Instruct-7B", model_config_json(fake_config(Family::Dream)));
+    EXPECT_EQ(default_guider_folder(models.path()), std::filesystem::path());
+    GuiderCache none_there(models.path());
+    try {
+        none_there.get();
+        ADD_FAILURE() << "a folder without a causal model has no default guider";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(models.path().string()), std::string::npos) << e.what();
+    }
+    folder_with("Qwen2.5-1.5B", qwen2(4));
+    folder_with("Qwen2.5-0.5B", qwen2(2));
+    folder_with("broken", "{ not json");
+    std::filesystem::create_directories(models / "notes");
+    EXPECT_EQ(default_guider_folder(models.path()), (models / "Qwen2.5-0.5B").lexically_normal());
+    EXPECT_EQ(GuiderCache(models.path()).default_dir(), (models / "Qwen2.5-0.5B").lexically_normal());
+    std::filesystem::create_directories(models / "tiny-ar");  // the embedded guider comes first
+    EXPECT_EQ(default_guider_folder(models.path()), (models / "tiny-ar").lexically_normal());
+    EXPECT_EQ(default_guider_folder({}), std::filesystem::path());
+    // A guider picked among the user's folders is named in a warning (tiny-ar, the embedded
+    // pairing, is not: RegistryFindsTheGuiderAndRefusesBadOnes builds it without one).
+    const std::filesystem::path embedded = std::filesystem::path(DLM_SOURCE_DIR) / "resources/models";
+    for (const char* gone : {"tiny-ar", "Qwen2.5-0.5B", "Qwen2.5-1.5B"}) std::filesystem::remove_all(models / gone);
+    std::filesystem::copy(embedded / "tiny-ar", models / "small-causal");
+    const Checkpoint dlm = load_checkpoint(embedded / "tiny-mdlm");
+    GuiderCache found(models.path());
+    DecodeSettings s;
+    s.strategy = "guided";
+    s.gen_length = 16;
+    s.steps = 16;
+    const Strategy st = make_strategy(s, dlm.config(), 4, StrategyEnv{dlm.tokenizer.get(), &found});
+    ASSERT_EQ(st.issues.size(), 1u);
+    EXPECT_EQ(st.issues[0].key, "guided.guider");
+    EXPECT_NE(st.issues[0].message.find("small-causal"), std::string::npos) << st.issues[0].message;
 }
 
 }  // namespace
