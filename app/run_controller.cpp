@@ -238,6 +238,13 @@ void RunController::updateCompareSummary() {
             {"tpsA", a.e2e_tps()}, {"tpsB", b.e2e_tps()},
             {"agree", d.identical}, {"changedWords", d.changedWords},
             {"textA", d.leftHtml}, {"textB", d.rightHtml}};
+        // What B changed, so that a difference in the answers can be put down to its cause.
+        if (const auto& ha = run_.history().header(), &hb = compare_.history().header(); ha && hb) {
+            QStringList changes;
+            for (const auto& c : dlm::differing_settings(ha->settings, hb->settings))
+                changes << QString::fromStdString(c.key + " " + c.a + " → " + c.b);
+            compare_summary_["settingChanges"] = changes.join(QStringLiteral(" · "));
+        }
     }
     Q_EMIT compareSummaryChanged();
 }

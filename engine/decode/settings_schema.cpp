@@ -255,15 +255,18 @@ std::string strategy_of(const std::map<std::string, std::string>& settings) {
     return it != settings.end() ? it->second : setting_spec("strategy").default_value;
 }
 
-// Whether a value's text is the spec's default: "5e-3" is 0.005's.
-bool is_default(const SettingSpec& spec, const std::string& value) {
-    if (value == spec.default_value) return true;
+// Whether two texts are one value of `spec`: "5e-3" and "0.005" are.
+bool same_value(const SettingSpec& spec, const std::string& x, const std::string& y) {
+    if (x == y) return true;
     if (spec.type != SettingType::Real && spec.type != SettingType::Integer) return false;
     char* end_a = nullptr;
     char* end_b = nullptr;
-    const double a = std::strtod(value.c_str(), &end_a), b = std::strtod(spec.default_value.c_str(), &end_b);
-    return !value.empty() && !spec.default_value.empty() && *end_a == '\0' && *end_b == '\0' && a == b;
+    const double a = std::strtod(x.c_str(), &end_a), b = std::strtod(y.c_str(), &end_b);
+    return !x.empty() && !y.empty() && *end_a == '\0' && *end_b == '\0' && a == b;
 }
+
+// Whether a value's text is the spec's default.
+bool is_default(const SettingSpec& spec, const std::string& value) { return same_value(spec, value, spec.default_value); }
 
 }  // namespace
 
@@ -638,6 +641,32 @@ std::string run_label_with_kind(const std::string& strategy, const std::map<std:
                                 std::string_view family, const std::map<std::string, std::string>& model_defaults) {
     std::string preset = nearest_preset_label(strategy, settings, family, model_defaults);
     return preset.empty() ? "strategy " + strategy_label(strategy, settings) : "preset " + preset;
+}
+
+std::vector<SettingDifference> differing_settings(const std::map<std::string, std::string>& a,
+                                                 const std::map<std::string, std::string>& b) {
+    std::set<std::string> keys;
+    for (const auto& [k, v] : a) keys.insert(k);
+    for (const auto& [k, v] : b) keys.insert(k);
+    std::vector<SettingDifference> out;
+    for (const std::string& k : keys) {
+        const SettingSpec* spec = find_setting_spec(k);
+        // A side without the key ran at its default; one with no fixed default (computed from
+        // other settings) is not comparable, and a run that lacks a parameter does not read it.
+        auto value_of = [&](const std::map<std::string, std::string>& m) -> std::optional<std::string> {
+            if (const auto it = m.find(k); it != m.end()) return it->second;
+            if (!spec || spec->default_value.empty()) return std::nullopt;
+            if (spec->is_parameter() && !namespaces_of(strategy_of(m)).count(std::string(spec->name_space())))
+                return std::nullopt;
+            return spec->default_value;
+        };
+        const auto va = value_of(a), vb = value_of(b);
+        if (!va || !vb || (spec ? same_value(*spec, *va, *vb) : *va == *vb)) continue;
+        out.push_back({k, *va, *vb});
+    }
+    // The strategy first: the parameters that follow belong to it.
+    std::stable_partition(out.begin(), out.end(), [](const SettingDifference& d) { return d.key == "strategy"; });
+    return out;
 }
 
 std::string run_label(const TraceHeader& h) {

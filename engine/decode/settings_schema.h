@@ -146,6 +146,17 @@ std::string run_label(const std::string& strategy, const std::map<std::string, s
 std::string run_label_with_kind(const std::string& strategy, const std::map<std::string, std::string>& settings,
                                 std::string_view family = {},
                                 const std::map<std::string, std::string>& model_defaults = {});
+// One setting in which two runs differ, with each run's value.
+struct SettingDifference {
+    std::string key;
+    std::string a, b;
+};
+// The settings (key -> text, a trace header's `settings`) in which run A and run B differ, the
+// strategy first, then by key. A key one run lacks counts at its default, where it has a fixed
+// one and the run reads it (its strategy's parameters); otherwise only where both runs have it.
+// Numbers are compared as numbers ("5e-3" is "0.005").
+std::vector<SettingDifference> differing_settings(const std::map<std::string, std::string>& a,
+                                                 const std::map<std::string, std::string>& b);
 // The two of a recorded run: its settings as asked, its model's family and starting settings.
 std::string run_label(const TraceHeader& h);
 std::string run_label_with_kind(const TraceHeader& h);

@@ -484,6 +484,9 @@ private Q_SLOTS:
         QVERIFY2(c.runs()->run()->complete(), qPrintable(c.status()));
         QVERIFY2(c.runs()->compareRun()->complete(), qPrintable(c.status()));
         QVERIFY(!c.runs()->compareSummary().isEmpty());
+        // The box names what B changed: B's preset, SureLock + unlocking, is A's SureLock with unlocking.
+        QCOMPARE(c.runs()->compareRun()->strategyLabel(), QStringLiteral("SureLock + unlocking"));
+        QCOMPARE(c.runs()->compareSummary().value("settingChanges").toString(), QStringLiteral("surelock.unlock off → on"));
         // On a small screen both cards keep three rows of cells: the heatmap starts smaller in
         // compare mode, and the cards leave the answers to the box below them.
         w.window->resize(960, 640);
@@ -907,6 +910,7 @@ private Q_SLOTS:
         QCOMPARE(QString::fromStdString(c.runs()->compareRun()->history().summary()->text),
                  QString::fromStdString(local.text));
         QVERIFY(c.runs()->compareSummary().value("agree").toBool());
+        QCOMPARE(c.runs()->compareSummary().value("settingChanges").toString(), QString());  // one preset, two sources
         QTest::qWait(300);
         app.w.window->grabWindow().save(outDir() + "/compare-local-remote.png");
         c.runs()->setCompareMode(false);

@@ -104,4 +104,18 @@ TestCase {
         App.runs.run.source = ""
         App.runs.compareRun.source = ""
     }
+
+    // The box says what B changed against A; a run pair without that word (runs still going)
+    // shows no line, and the same settings say so.
+    function test_whatBChangedIsNamed() {
+        const pane = createTemporaryObject(comp, host.contentItem)
+        const line = findChild(pane, "settingChanges")
+        pane.summary = {agree: false, changedWords: 1, textA: "a", textB: "b"}
+        verify(!line.visible)
+        pane.summary = {agree: false, changedWords: 1, textA: "a", textB: "b", settingChanges: "temperature 0 → 0.7 · seed 0 → 3"}
+        verify(line.visible)
+        verify(line.text.indexOf("temperature 0 → 0.7 · seed 0 → 3") >= 0, line.text)
+        pane.summary = {agree: true, changedWords: 0, textA: "a", textB: "a", settingChanges: ""}
+        verify(line.text.indexOf("the same settings") >= 0, line.text)
+    }
 }

@@ -327,6 +327,39 @@ TEST(SettingsSchema, ARunThatIsNoPresetIsNamedByItsNearestPresetAndTheChange) {
     EXPECT_EQ(run_label_with_kind("future", {}), "strategy future");
 }
 
+// Compare mode says what B changed: the settings in which two runs differ, the strategy first,
+// numbers as numbers, a missing key at its default only where that run reads it.
+TEST(SettingsSchema, TwoRunsDifferInTheSettingsThatChange) {
+    const std::map<std::string, std::string> a = {
+        {"strategy", "surelock"}, {"temperature", "0"}, {"seed", "0"}, {"surelock.epsilon", "5e-3"}};
+    auto b = a;
+    b["surelock.epsilon"] = "0.005";  // the same number
+    EXPECT_TRUE(differing_settings(a, b).empty());
+    b["temperature"] = "0.7";
+    b["seed"] = "3";
+    auto d = differing_settings(a, b);
+    ASSERT_EQ(d.size(), 2u);
+    EXPECT_EQ(d[0].key, "seed");
+    EXPECT_EQ(d[0].a, "0");
+    EXPECT_EQ(d[0].b, "3");
+    EXPECT_EQ(d[1].key, "temperature");
+    b.erase("surelock.epsilon");  // not given: B ran at the default 0.005
+    EXPECT_EQ(differing_settings(a, b).size(), 2u);
+    auto c = a;
+    c["surelock.epsilon"] = "1e-3";
+    c.erase("temperature");  // the default, 0
+    d = differing_settings(a, c);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].key, "surelock.epsilon");
+    // Another strategy: it comes first, and the parameters only A's strategy reads are no difference.
+    const std::map<std::string, std::string> fast = {{"strategy", "fast-dllm"}, {"temperature", "0"}, {"seed", "0"}};
+    d = differing_settings(c, fast);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_EQ(d[0].key, "strategy");
+    EXPECT_EQ(d[0].a, "surelock");
+    EXPECT_EQ(d[0].b, "fast-dllm");
+}
+
 // docs/strategies.md carries the schema's tables verbatim between its markers.
 TEST(SettingsSchema, DocsCarryTheSchemaTables) {
     std::ifstream f(std::string(DLM_SOURCE_DIR) + "/docs/strategies.md");
