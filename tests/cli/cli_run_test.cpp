@@ -135,6 +135,11 @@ TEST_F(CliRun, SameSeedGivesIdenticalTraces) {
     EXPECT_EQ(diff.status, 1) << diff.out << diff.err;
     EXPECT_NE(diff.out.find("traces differ at step"), std::string::npos) << diff.out;
     EXPECT_NE(diff.out.find("note: seed differs"), std::string::npos) << diff.out;
+    EXPECT_EQ(diff.out.find("note: setting seed"), std::string::npos) << diff.out;  // once
+    // A setting changed is noted once, as the app's compare box names it.
+    ASSERT_EQ(run({"--temperature", "0.5", "--seed", "7", "--trace", c.string()}).status, 0);
+    diff = cli({"trace", "compare", a.string(), c.string()});
+    EXPECT_NE(diff.out.find("note: setting temperature differs: '1' vs '0.5'"), std::string::npos) << diff.out;
 }
 
 TEST_F(CliRun, CompareNamesTheFirstDifferingStep) {

@@ -191,12 +191,9 @@ void note_header_differences(const TraceHeader& a, const TraceHeader& b) {
     note("seed", std::to_string(a.seed), std::to_string(b.seed));
     note("backend", a.backend, b.backend);
     if (a.prompt_ids != b.prompt_ids) std::cout << "note: the templated prompt tokens differ\n";
-    for (const auto& [k, v] : a.settings) {
-        auto it = b.settings.find(k);
-        note("setting " + k, v, it == b.settings.end() ? "(absent)" : it->second);
-    }
-    for (const auto& [k, v] : b.settings)
-        if (!a.settings.count(k)) note("setting " + k, "(absent)", v);
+    // As the app's compare box lists them (the strategy and seed are noted above).
+    for (const SettingDifference& d : differing_settings(a.settings, b.settings))
+        if (d.key != "strategy" && d.key != "seed") note("setting " + d.key, d.a, d.b);
 }
 
 int compare(std::span<const std::string> args) {
