@@ -140,6 +140,7 @@ void RunController::onRunStarted(quint64 runId, const TraceHeaderPtr& header, co
     v->begin(header);
     Q_EMIT epsilonChanged();  // ε may come from the header
     if (!warnings.isEmpty()) Q_EMIT statusMessage(tr("Decoding… (%1)").arg(warnings.join("; ")));
+    run_warnings_.insert(runId, warnings);
 }
 
 void RunController::onStepReady(quint64 runId, const StepTracePtr& step) {
@@ -163,6 +164,7 @@ void RunController::applyFrame() {
 
 void RunController::onRunFinished(quint64 runId, const TraceSummaryPtr& summary, bool cancelled) {
     RunView* v = run_targets_.take(runId);
+    const QStringList warnings = run_warnings_.take(runId);
     if (!v) return;
     frame_timer_.stop();
     applyFrame();
@@ -181,13 +183,17 @@ void RunController::onRunFinished(quint64 runId, const TraceSummaryPtr& summary,
     } else {
         const QString took = tr("%1, %2 s").arg(stepCount(summary->steps)).arg(summary->wall_s, 0, 'f', 2);
         const int unfinished = v->unfinishedPositions();
-        Q_EMIT statusMessage(unfinished > 0 ? tr("Ended at the step limit: %1, %2 positions still masked").arg(took).arg(unfinished)
-                                            : tr("Done: %1").arg(took));
+        // The run's warnings stay in the last word about it (a guider picked among the user's
+        // folders, a knob without effect): the "Decoding…" line that first said them is gone.
+        const QString said = warnings.isEmpty() ? QString() : tr(" (%1)").arg(warnings.join("; "));
+        Q_EMIT statusMessage((unfinished > 0 ? tr("Ended at the step limit: %1, %2 positions still masked").arg(took).arg(unfinished)
+                                             : tr("Done: %1").arg(took)) + said);
     }
     Q_EMIT runCompleted(!cancelled);
 }
 
 void RunController::onRunFailed(quint64 runId, const QString& error) {
+    run_warnings_.remove(runId);
     if (!run_targets_.remove(runId)) return;
     compare_b_pending_ = 0;
     frame_timer_.stop();

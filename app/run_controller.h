@@ -115,6 +115,7 @@ private:
     RunView run_, compare_;
     quint64 run_counter_ = 0;
     QHash<quint64, RunView*> run_targets_;
+    QHash<quint64, QStringList> run_warnings_;  // what the session warned of at its start
     quint64 compare_b_pending_ = 0;  // run A of a compare pair; B starts when it finishes
     bool running_ = false, paused_ = false, compare_mode_ = false, compare_on_other_ = false;
     QVariantMap compare_summary_;

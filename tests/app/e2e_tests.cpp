@@ -762,6 +762,28 @@ private Q_SLOTS:
         QVERIFY(!box->isEnabled());
     }
 
+    // What a run warned of at its start stays in the status line when it is done: here Guided
+    // Diffusion's guider, picked among the folders beside a model that has no tiny-ar.
+    void aRunsWarningsStayInTheLastStatus() {
+        AppController c(AppController::Options{false, false});
+        AppController::setInstance(&c);
+        QTemporaryDir models;
+        for (const char* name : {"tiny-mdlm", "tiny-ar"}) {
+            const QString from = QFileInfo(modelDir()).dir().filePath(name);
+            const QString to = models.filePath(name == QStringLiteral("tiny-ar") ? "small-causal" : name);
+            QVERIFY(QDir().mkpath(to));
+            for (const QString& f : QDir(from).entryList(QDir::Files)) QVERIFY(QFile::copy(from + "/" + f, to + "/" + f));
+        }
+        c.model()->load(models.filePath("tiny-mdlm"));
+        QTRY_VERIFY_WITH_TIMEOUT(!c.model()->loading(), 60000);
+        QVERIFY2(c.model()->loaded(), qPrintable(c.errorString()));
+        c.config()->useExample(1);  // a short canvas
+        QVERIFY(decode(c, {{"strategy", "guided"}}));
+        QVERIFY2(c.runs()->run()->complete(), qPrintable(c.errorString()));
+        QVERIFY2(c.status().startsWith("Done: ") && c.status().contains("small-causal"), qPrintable(c.status()));
+        AppController::setInstance(nullptr);
+    }
+
     // A model's generation_config.json moves the defaults: settings still at the old default
     // follow, the user's own values stay, Defaults and the presets reset to the model's, the note
     // names them, and loading a model without the file moves them back.
