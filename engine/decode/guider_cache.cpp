@@ -1,22 +1,53 @@
 #include "decode/guider_cache.h"
 
+#include <vector>
+
 #include "model/model_config.h"
 #include "util/error.h"
 
 namespace dlm {
 
+namespace {
+
+namespace fs = std::filesystem;
+
+// The folders a default guider may be: those beside the model's; for a model in a Hugging Face
+// cache (<hub>/models--<org>--<name>/snapshots/<revision>), the snapshots of every repository in
+// that cache, where a Qwen2.5-0.5B the user downloaded lies.
+std::vector<fs::path> guider_candidates(const fs::path& models_folder) {
+    std::vector<fs::path> out;
+    auto subfolders = [](const fs::path& dir, auto&& each) {
+        std::error_code ec;
+        for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+             it.increment(ec)) {
+            std::error_code unreadable;  // one entry that cannot be read ends nothing but its own look
+            if (it->is_directory(unreadable)) each(it->path());
+        }
+    };
+    const bool hf_cache = models_folder.filename() == "snapshots" &&
+                          models_folder.parent_path().filename().string().rfind("models--", 0) == 0;
+    if (!hf_cache) {
+        subfolders(models_folder, [&](const fs::path& p) { out.push_back(p); });
+        return out;
+    }
+    subfolders(models_folder.parent_path().parent_path(), [&](const fs::path& repo) {
+        if (repo.filename().string().rfind("models--", 0) == 0)
+            subfolders(repo / "snapshots", [&](const fs::path& p) { out.push_back(p); });
+    });
+    return out;
+}
+
+}  // namespace
+
 std::filesystem::path default_guider_folder(const std::filesystem::path& models_folder) {
-    namespace fs = std::filesystem;
     if (models_folder.empty()) return {};
     std::error_code ec;
     if (fs::is_directory(models_folder / "tiny-ar", ec)) return (models_folder / "tiny-ar").lexically_normal();
     fs::path best;
     long long best_params = 0;
-    for (fs::directory_iterator it(models_folder, fs::directory_options::skip_permission_denied, ec), end;
-         !ec && it != end; it.increment(ec)) {
-        const fs::path config = it->path() / "config.json";
-        std::error_code unreadable;  // one folder that cannot be read ends nothing but its own look
-        if (!fs::is_regular_file(config, unreadable)) continue;
+    for (const fs::path& folder : guider_candidates(models_folder)) {
+        const fs::path config = folder / "config.json";
+        if (!fs::is_regular_file(config, ec)) continue;
         long long params = 0;
         try {
             const ModelConfig c = load_model_config(config);
@@ -26,8 +57,8 @@ std::filesystem::path default_guider_folder(const std::filesystem::path& models_
             continue;  // a folder this build cannot read is no candidate, not an error of the run
         }
         // Ties go to the first name, so that the choice does not hang on the listing's order.
-        if (best.empty() || params < best_params || (params == best_params && it->path() < best))
-            best = it->path(), best_params = params;
+        if (best.empty() || params < best_params || (params == best_params && folder < best))
+            best = folder, best_params = params;
     }
     return best.lexically_normal();
 }

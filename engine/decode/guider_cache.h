@@ -15,7 +15,8 @@ namespace dlm {
 // The guider a run that names none uses, among the folders in `models_folder` (the one a model's
 // folder lies in): tiny-ar, the embedded guider, when it is there; else the causal (qwen2-family)
 // checkpoint there with the fewest parameters, as Qwen2.5-0.5B beside Dream-7B (FlashDLM's
-// pairing). Folders whose config.json does not load are passed over. Empty when there is none.
+// pairing); for a model in a Hugging Face cache, the snapshots of every repository in that cache.
+// Folders whose config.json does not load are passed over. Empty when there is none.
 std::filesystem::path default_guider_folder(const std::filesystem::path& models_folder);
 
 // get() may be called from several threads (eval decodes examples side by side).

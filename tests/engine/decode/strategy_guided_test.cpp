@@ -274,6 +274,19 @@ TEST(StrategyGuided, TheDefaultGuiderIsFoundBesideTheModel) {
     std::filesystem::create_directories(models / "tiny-ar");  // the embedded guider comes first
     EXPECT_EQ(default_guider_folder(models.path()), (models / "tiny-ar").lexically_normal());
     EXPECT_EQ(default_guider_folder({}), std::filesystem::path());
+    // A model in a Hugging Face cache: the guider is another repository's snapshot in that cache.
+    const std::filesystem::path hub = models / "hub";
+    auto snapshot = [&](const std::string& repo, const std::string& config_json) {
+        const auto dir = hub / repo / "snapshots" / "0123abcd";
+        std::filesystem::create_directories(dir);
+        test::write_file(dir / "config.json", config_json);
+        return dir;
+    };
+    const auto dream = snapshot("models--Dream-org--Dream-v0-Instruct-7B", model_config_json(fake_config(Family::Dream)));
+    snapshot("models--Qwen--Qwen2.5-7B-Instruct", qwen2(4));
+    const auto small = snapshot("models--Qwen--Qwen2.5-0.5B-Instruct", qwen2(2));
+    std::filesystem::create_directories(hub / ".locks");
+    EXPECT_EQ(default_guider_folder(dream.parent_path()), small.lexically_normal());
     // A guider picked among the user's folders is named in a warning (tiny-ar, the embedded
     // pairing, is not: RegistryFindsTheGuiderAndRefusesBadOnes builds it without one).
     const std::filesystem::path embedded = std::filesystem::path(DLM_SOURCE_DIR) / "resources/models";
