@@ -156,7 +156,8 @@ Rectangle {
                 backgroundColor: Theme.panelRaised; plotAreaColor: "#14171c"
                 legend.labelColor: Theme.dim; legend.font.pixelSize: 9
                 antialiasing: true
-                margins { top: 0; bottom: 0; left: 0; right: 0 }
+                // No right axis here: the last step's label needs room past the plot's edge.
+                margins { top: 0; bottom: 0; left: 0; right: 10 }
                 StepAxis { id: kx; steps: inspector.run ? inspector.run.plannedSteps : 2 }
                 ValueAxis { id: ky; objectName: "klAxis"; min: -9; max: 1; tickCount: 6; labelsColor: Theme.dim; labelsFont.pixelSize: 9; labelFormat: "1e%.0f"; gridLineColor: "#262a33" }
                 StepSeries { id: klSeries; objectName: "klSeries"; name: qsTr("KL"); axisX: kx; axisY: ky; color: Theme.accent; width: 2 }
