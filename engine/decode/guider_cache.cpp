@@ -83,7 +83,13 @@ std::shared_ptr<const Checkpoint> GuiderCache::get(const std::filesystem::path& 
     if (!std::filesystem::is_directory(want, ec))
         throw Error("guided: guider folder " + want.string() +
                     " does not exist; set guided.guider=<folder of a qwen2-family checkpoint>");
-    auto checkpoint = std::make_shared<const Checkpoint>(load_checkpoint(want));
+    std::shared_ptr<const Checkpoint> checkpoint;
+    try {
+        checkpoint = std::make_shared<const Checkpoint>(load_checkpoint(want));
+    } catch (const Error& e) {
+        // Said as the guider's, not the model's: the run's own model loaded fine.
+        throw Error("guided: the guider does not load: " + std::string(e.what()));
+    }
     ++loads_;
     loaded_.emplace(want, checkpoint);
     return checkpoint;

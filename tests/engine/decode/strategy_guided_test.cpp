@@ -208,6 +208,17 @@ TEST(StrategyGuided, RegistryFindsTheGuiderAndRefusesBadOnes) {
     EXPECT_THROW(make_strategy(s, c, 4), Error);  // no guider and no model folder to look next to
     s.params["guided.guider"] = "/nonexistent/guider";
     EXPECT_THROW(make_strategy(s, c, 4), Error);
+    // A folder that is no checkpoint: said as the guider's failure, with the loader's reason.
+    test::ScratchDir empty{"dlm-not-a-guider"};
+    s.params["guided.guider"] = empty.path().string();
+    try {
+        make_strategy(s, c, 4);
+        ADD_FAILURE() << "a folder without config.json is no guider";
+    } catch (const Error& e) {
+        const std::string m = e.what();
+        EXPECT_EQ(m.rfind("guided: the guider does not load: ", 0), 0u) << m;
+        EXPECT_NE(m.find("config.json"), std::string::npos) << m;
+    }
     s.params["guided.match"] = "best";
     EXPECT_THROW(make_strategy(s, c, 4), Error);
     // The embedded pair: tiny-mdlm's default guider is the tiny-ar next to it (the guider cache a
