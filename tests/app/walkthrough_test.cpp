@@ -173,6 +173,13 @@ private Q_SLOTS:
         auto* inspector = find("inspector");
         QTRY_VERIFY(inspector->isVisible());
         QCOMPARE(inspector->property("position").toInt(), 3);
+        // The click fills the position's KL curve up to the shown step; the charts draw it on a
+        // later frame, so the screenshot waits for one.
+        auto* kl = inspector->property("klSeries").value<QObject*>();
+        QVERIFY(kl);
+        QTRY_VERIFY(kl->property("count").toInt() > 0);
+        QVERIFY(kl->property("count").toInt() <= c_->runs()->run()->viewStep() + 1);
+        QTest::qWait(300);
         win_->grabWindow().save(outDir() + "/2-inspector.png");
         QTest::keyClick(win_, Qt::Key_Escape);
         QTRY_VERIFY(!inspector->isVisible());
