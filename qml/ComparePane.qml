@@ -103,21 +103,28 @@ ColumnLayout {
                 text: qsTr("<b><font color='%1'>A</font></b>: %2 · <b><font color='%3'>B</font></b>: %4")
                       .arg(Theme.seriesA).arg(App.runs.run.source).arg(Theme.seriesB).arg(App.runs.compareRun.source)
             }
-            Label {
-                // What B changed against A ("temperature 0 → 0.7 · seed 0 → 3"), whole on hover.
-                id: settingChanges
-                objectName: "settingChanges"
+            RowLayout {
+                // What B changed against A ("temperature 0 → 0.7 · seed 0 → 3"), whole on hover;
+                // plain text, since a value may be any text (a guider's folder).
+                objectName: "settingChangesRow"
                 Layout.fillWidth: true
                 visible: pane.summary.settingChanges !== undefined
-                textFormat: Text.StyledText
-                elide: Text.ElideRight
-                font.pixelSize: Theme.small
-                color: Theme.text
-                text: qsTr("<b><font color='%1'>B</font></b> changes: %2").arg(Theme.seriesB)
-                      .arg(pane.summary.settingChanges ? pane.summary.settingChanges : qsTr("nothing (the same settings)"))
-                HoverHandler { id: changesHover }
-                ToolTip.visible: changesHover.hovered && settingChanges.truncated
-                ToolTip.text: pane.summary.settingChanges || ""
+                spacing: 4
+                Label { text: "B"; color: Theme.seriesB; font.bold: true; font.pixelSize: Theme.small }
+                Label {
+                    id: settingChanges
+                    objectName: "settingChanges"
+                    Layout.fillWidth: true
+                    textFormat: Text.PlainText
+                    elide: Text.ElideRight
+                    font.pixelSize: Theme.small
+                    color: Theme.text
+                    text: qsTr("changes: %1").arg(pane.summary.settingChanges ? pane.summary.settingChanges
+                                                                              : qsTr("nothing (the same settings)"))
+                    HoverHandler { id: changesHover }
+                    ToolTip.visible: changesHover.hovered && settingChanges.truncated
+                    ToolTip.text: text
+                }
             }
             RowLayout {
                 Layout.fillWidth: true

@@ -109,13 +109,16 @@ TestCase {
     // shows no line, and the same settings say so.
     function test_whatBChangedIsNamed() {
         const pane = createTemporaryObject(comp, host.contentItem)
-        const line = findChild(pane, "settingChanges")
+        const row = findChild(pane, "settingChangesRow"), line = findChild(pane, "settingChanges")
         pane.summary = {agree: false, changedWords: 1, textA: "a", textB: "b"}
-        verify(!line.visible)
+        verify(!row.visible)
         pane.summary = {agree: false, changedWords: 1, textA: "a", textB: "b", settingChanges: "temperature 0 → 0.7 · seed 0 → 3"}
-        verify(line.visible)
+        verify(row.visible)
         verify(line.text.indexOf("temperature 0 → 0.7 · seed 0 → 3") >= 0, line.text)
         pane.summary = {agree: true, changedWords: 0, textA: "a", textB: "a", settingChanges: ""}
         verify(line.text.indexOf("the same settings") >= 0, line.text)
+        pane.summary = {agree: true, changedWords: 0, textA: "a", textB: "a", settingChanges: "guided.guider /m/<a&b> → /m/c"}
+        compare(line.textFormat, Text.PlainText)  // a folder's name is shown as written
+        verify(line.text.indexOf("/m/<a&b>") >= 0, line.text)
     }
 }
