@@ -100,8 +100,10 @@ ColumnLayout {
                 elide: Text.ElideRight
                 font.pixelSize: Theme.small
                 color: Theme.text
+                // A source names a folder or a server, which may hold < or &: escaped for the markup.
+                function escaped(t) { return t.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;") }
                 text: qsTr("<b><font color='%1'>A</font></b>: %2 · <b><font color='%3'>B</font></b>: %4")
-                      .arg(Theme.seriesA).arg(App.runs.run.source).arg(Theme.seriesB).arg(App.runs.compareRun.source)
+                      .arg(Theme.seriesA).arg(escaped(App.runs.run.source)).arg(Theme.seriesB).arg(escaped(App.runs.compareRun.source))
             }
             RowLayout {
                 // What B changed against A ("temperature 0 → 0.7 · seed 0 → 3"), whole on hover;

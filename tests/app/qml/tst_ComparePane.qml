@@ -101,6 +101,8 @@ TestCase {
         verify(pane.twoSources)
         verify(sources.text.indexOf("tiny-mdlm on ws://gpu-box:8765") >= 0, sources.text)
         verify(a.caption.indexOf("local") < 0 && b.caption.indexOf("gpu-box") < 0, a.caption + " | " + b.caption)
+        App.runs.compareRun.source = "models <old> & new (local)"  // a folder's name, not markup
+        verify(sources.text.indexOf("models &lt;old&gt; &amp; new (local)") >= 0, sources.text)
         App.runs.run.source = ""
         App.runs.compareRun.source = ""
     }
