@@ -100,6 +100,7 @@ Dialog {
             objectName: "serverError"
             visible: App.model.serverError !== ""
             text: App.model.serverError
+            textFormat: Text.PlainText  // names and messages as written ("<s>" is no markup)
             color: Theme.error; wrapMode: Text.Wrap
             Layout.fillWidth: true
         }
@@ -123,6 +124,7 @@ Dialog {
             objectName: "serverModelDetail"
             visible: text !== ""
             text: App.model.serverModelDetails[modelBox.currentIndex] || ""
+            textFormat: Text.PlainText
             color: Theme.dim; font.pixelSize: Theme.small; wrapMode: Text.Wrap
             Layout.fillWidth: true
         }

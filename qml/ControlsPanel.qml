@@ -26,6 +26,7 @@ Rectangle {
             Label {
                 objectName: "modelName"
                 text: App.model.loaded ? App.model.name : qsTr("none")
+                textFormat: Text.PlainText  // names and messages as written ("<s>" is no markup)
                 color: Theme.text; font.bold: true; elide: Text.ElideMiddle
                 Layout.fillWidth: true
             }
@@ -44,6 +45,7 @@ Rectangle {
             }
             Label {
                 text: App.model.summary
+                textFormat: Text.PlainText
                 visible: text !== ""
                 color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap
                 Layout.fillWidth: true
@@ -82,6 +84,7 @@ Rectangle {
                 objectName: "backendNote"
                 visible: App.model.loaded && App.model.backendNote !== ""
                 text: App.model.backendNote
+                textFormat: Text.PlainText
                 color: Theme.warn; font.pixelSize: 10; wrapMode: Text.Wrap
                 Layout.fillWidth: true
             }
@@ -149,6 +152,7 @@ Rectangle {
                 objectName: "chatTemplateName"
                 visible: App.model.chatTemplateName !== ""
                 text: qsTr("Template: %1").arg(App.model.chatTemplateName)
+                textFormat: Text.PlainText
                 color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap; elide: Text.ElideRight; maximumLineCount: 2
                 Layout.fillWidth: true
             }
@@ -164,6 +168,7 @@ Rectangle {
                     id: noteText
                     anchors.fill: parent; anchors.margins: 5
                     text: App.model.chatTemplateNote
+                    textFormat: Text.PlainText
                     color: Theme.text; font.pixelSize: 10; wrapMode: Text.Wrap
                 }
             }
@@ -174,6 +179,7 @@ Rectangle {
                 visible: App.config.modelDefaultsNote !== ""
                 Layout.fillWidth: true
                 text: App.config.modelDefaultsNote
+                textFormat: Text.PlainText
                 color: Theme.dim; font.pixelSize: 10; wrapMode: Text.Wrap
             }
 
@@ -251,6 +257,7 @@ Rectangle {
                     required property var modelData
                     Layout.fillWidth: true
                     text: (modelData.severity === "error" ? qsTr("Error: ") : qsTr("Warning: ")) + modelData.message
+                    textFormat: Text.PlainText
                     color: modelData.severity === "error" ? Theme.error : Theme.warn
                     font.pixelSize: 10
                     wrapMode: Text.Wrap

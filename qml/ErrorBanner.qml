@@ -23,6 +23,7 @@ Rectangle {
         Label {
             objectName: "errorText"
             text: App.errorString
+            textFormat: Text.PlainText  // names and messages as written ("<s>" is no markup)
             color: Theme.text
             wrapMode: Text.Wrap
             Layout.fillWidth: true

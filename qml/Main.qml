@@ -257,12 +257,14 @@ ApplicationWindow {
                 objectName: "connectionBadge"
                 visible: App.model.remote
                 text: qsTr("on %1").arg(App.model.dir.replace(/\/[^\/]*$/, ""))
+                textFormat: Text.PlainText  // names and messages as written ("<s>" is no markup)
                 color: Theme.accent
                 font.pixelSize: Theme.small
             }
             Label {
                 objectName: "statusLabel"
                 text: App.status
+                textFormat: Text.PlainText
                 color: Theme.dim
                 font.pixelSize: Theme.small
                 elide: Text.ElideRight
@@ -380,6 +382,7 @@ ApplicationWindow {
                 anchors.margins: 16
                 Label {
                     text: (App.model.switchingBackend ? qsTr("Moving %1…") : qsTr("Opening %1…")).arg(App.model.loadingWhat)
+                    textFormat: Text.PlainText
                     color: Theme.text; font.pixelSize: Theme.title
                     elide: Text.ElideRight; Layout.fillWidth: true
                 }
