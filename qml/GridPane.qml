@@ -49,6 +49,7 @@ Rectangle {
                 anchors.verticalCenter: parent.verticalCenter
                 text: pane.caption !== "" ? pane.caption : (pane.run && pane.run.hasRun ? pane.run.title : qsTr("Denoising grid"))
                 color: Theme.text; font.pixelSize: Theme.title; font.bold: true
+                textFormat: Text.PlainText  // a model's folder name as written
                 elide: Text.ElideRight
                 // A caption cut short reads whole on hover ("B · SureLock (temperature=0.5)").
                 HoverHandler { id: titleHover }
@@ -163,6 +164,7 @@ Rectangle {
                 font.pixelSize: Theme.body
                 font.bold: true
                 wrapMode: Text.Wrap
+                textFormat: Text.PlainText  // the model's answer as it wrote it
                 text: !pane.run || pane.run.verdict === "" ? ""
                       : (pane.run.verdict === "correct" ? qsTr("✓ Correct: %1").arg(pane.run.expectedAnswer)
                          : qsTr("✗ Wrong: answered “%1”, the answer is %2")
