@@ -74,8 +74,8 @@ std::shared_ptr<const Checkpoint> GuiderCache::get(const std::filesystem::path& 
     if (want.empty())
         throw Error(models_folder_.empty()
                         ? "guided: no guider model; set guided.guider=<folder of a qwen2-family checkpoint>"
-                        : "guided: no guider model beside the model in " + models_folder_.string() +
-                              " (neither tiny-ar nor a qwen2-family checkpoint such as Qwen2.5-0.5B); "
+                        : "guided: no guider model where the model lies (" + models_folder_.string() +
+                              ": neither tiny-ar nor a qwen2-family checkpoint such as Qwen2.5-0.5B); "
                               "set guided.guider=<its folder>");
     std::lock_guard lock(mutex_);
     if (auto it = loaded_.find(want); it != loaded_.end()) return it->second;

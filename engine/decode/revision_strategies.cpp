@@ -118,7 +118,7 @@ bool make_guided(const DecodeSettings& s, const ModelConfig& config, const Strat
     // A guider picked among the user's own folders is named, so that the choice can be changed.
     if (dir.empty() && !guiders.default_dir().empty() && guiders.default_dir().filename() != "tiny-ar")
         p.warn("guided.guider", "guided: no guider given; using " + guiders.default_dir().string() +
-                                    ", the smallest qwen2-family checkpoint beside the model");
+                                    ", the smallest qwen2-family checkpoint found where the model lies");
     auto guider = std::make_unique<ArGuider>(guiders.get(dir), env.tokenizer, o);
     if (!guider->bridge_warning().empty()) p.warn("guided.guider", "guided: " + guider->bridge_warning());
     out.unmask = std::make_unique<GuidedUnmask>(std::move(guider), g);
