@@ -42,7 +42,7 @@ std::vector<fs::path> guider_candidates(const fs::path& models_folder) {
 std::filesystem::path default_guider_folder(const std::filesystem::path& models_folder) {
     if (models_folder.empty()) return {};
     std::error_code ec;
-    if (fs::is_directory(models_folder / "tiny-ar", ec)) return (models_folder / "tiny-ar").lexically_normal();
+    if (fs::is_directory(models_folder / kEmbeddedGuider, ec)) return (models_folder / kEmbeddedGuider).lexically_normal();
     fs::path best;
     long long best_params = 0;
     for (const fs::path& folder : guider_candidates(models_folder)) {

@@ -12,6 +12,9 @@
 
 namespace dlm {
 
+// The embedded guider's folder name: the default wherever it lies beside a model.
+inline constexpr const char* kEmbeddedGuider = "tiny-ar";
+
 // The guider a run that names none uses, among the folders in `models_folder` (the one a model's
 // folder lies in): tiny-ar, the embedded guider, when it is there; else the causal (qwen2-family)
 // checkpoint there with the fewest parameters, as Qwen2.5-0.5B beside Dream-7B (FlashDLM's

@@ -116,7 +116,7 @@ bool make_guided(const DecodeSettings& s, const ModelConfig& config, const Strat
     GuiderCache none;  // a session without a loaded model's cache reads the folder itself
     GuiderCache& guiders = env.guiders ? *env.guiders : none;
     // A guider picked among the user's own folders is named, so that the choice can be changed.
-    if (dir.empty() && !guiders.default_dir().empty() && guiders.default_dir().filename() != "tiny-ar")
+    if (dir.empty() && !guiders.default_dir().empty() && guiders.default_dir().filename() != kEmbeddedGuider)
         p.warn("guided.guider", "guided: no guider given; using " + guiders.default_dir().string() +
                                     ", the smallest qwen2-family checkpoint found where the model lies");
     auto guider = std::make_unique<ArGuider>(guiders.get(dir), env.tokenizer, o);

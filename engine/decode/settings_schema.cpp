@@ -268,6 +268,12 @@ bool same_value(const SettingSpec& spec, const std::string& x, const std::string
 // Whether a value's text is the spec's default.
 bool is_default(const SettingSpec& spec, const std::string& value) { return same_value(spec, value, spec.default_value); }
 
+// A key as a run's label shows it: a parameter of the run's own strategy without its namespace
+// ("epsilon"), any other key whole ("threshold.tau", "temperature").
+std::string key_in_label(const std::string& key, const SettingSpec* spec, const std::string& strategy) {
+    return spec && spec->name_space() == strategy ? key.substr(strategy.size() + 1) : key;
+}
+
 }  // namespace
 
 std::string_view setting_type_name(SettingType t) {
@@ -434,8 +440,7 @@ std::string strategy_label(const std::string& strategy, const std::map<std::stri
         const SettingSpec* spec = find_setting_spec(key);
         if (!spec || !spec->is_parameter() || is_default(*spec, value)) continue;
         if (!read.count(std::string(spec->name_space()))) continue;  // another strategy's
-        const std::string shown = spec->name_space() == strategy ? key.substr(strategy.size() + 1) : key;
-        changed += (changed.empty() ? "" : ", ") + shown + "=" + value;
+        changed += (changed.empty() ? "" : ", ") + key_in_label(key, spec, strategy) + "=" + value;
     }
     return changed.empty() ? strategy : strategy + " (" + changed + ")";
 }
@@ -622,8 +627,7 @@ std::string nearest_preset_label(const std::string& strategy, const std::map<std
         const SettingSpec* spec = find_setting_spec(k);
         const auto v = settings.find(k);
         const std::string value = v != settings.end() ? v->second : spec ? spec->default_value : "";
-        const std::string shown = spec && spec->name_space() == strategy ? k.substr(strategy.size() + 1) : k;
-        changed += (changed.empty() ? "" : ", ") + shown + "=" + value;
+        changed += (changed.empty() ? "" : ", ") + key_in_label(k, spec, strategy) + "=" + value;
     }
     if (best_keys.size() > kShown) changed += ", +" + std::to_string(best_keys.size() - kShown) + " more";
     return changed.empty() ? best->name : best->name + " (" + changed + ")";
