@@ -77,7 +77,7 @@ ModelInfo DecodeWorker::loadedInfo(dlm::BackendKind kind) const {
     const dlm::Checkpoint& checkpoint = *model_.checkpoint;
     ModelInfo info;
     info.dir = model_dir_;
-    info.name = QFileInfo(info.dir).fileName();
+    info.name = QString::fromStdString(model_.name);
     info.family = QString::fromUtf8(dlm::family_name(checkpoint.config().family).data());
     info.tokenizer = QString::fromStdString(checkpoint.tokenizer->kind());
     info.vocab = checkpoint.config().vocab_size;

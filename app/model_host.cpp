@@ -86,9 +86,9 @@ bool ModelHost::isCheckpointFolder(const QUrl& folder) {
 
 QString ModelHost::describe(const QString& location) {
     if (location.isEmpty()) return {};
-    if (!isServerModel(location)) return tr("%1 (local)").arg(QFileInfo(location).fileName());
+    if (!isServerModel(location)) return tr("%1 (local)").arg(folderName(location));
     const QUrl url(location);
-    return tr("%1 on %2://%3:%4").arg(url.path().section('/', -1), url.scheme(), url.host()).arg(url.port());
+    return tr("%1 on %2://%3:%4").arg(url.path().mid(1), url.scheme(), url.host()).arg(url.port());
 }
 
 void ModelHost::connectServer(const QString& host, int port, const QString& token, bool tls, const QString& certificate) {
@@ -137,7 +137,7 @@ void ModelHost::load(const QString& dirOrUrl) {
     Q_EMIT aboutToChange();
     loading_ = true;
     switching_backend_ = false;
-    loading_what_ = QFileInfo(dir).fileName();
+    loading_what_ = folderName(dir);
     loading_dir_ = dir;
     Q_EMIT loadingChanged();
     Q_EMIT errorMessage(QString());  // a new attempt: why the last one failed no longer applies

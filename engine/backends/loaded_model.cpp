@@ -1,6 +1,7 @@
 #include "backends/loaded_model.h"
 
 #include "decode/decode_session.h"
+#include "model/hf_cache.h"
 
 #include "util/error.h"
 
@@ -27,8 +28,7 @@ LoadedModel load_model(const std::filesystem::path& dir, const LoadOptions& opti
     m.backend = std::move(choice.backend);
     m.backend_note = std::move(choice.note);
     const auto folder = std::filesystem::absolute(dir).lexically_normal();
-    m.name = folder.filename().string();
-    if (m.name.empty()) m.name = folder.parent_path().filename().string();  // "dir/" ends in a separator
+    m.name = model_folder_name(folder);
     m.generation = read_generation_defaults(dir);
     const auto parent = folder.filename().empty() ? folder.parent_path().parent_path() : folder.parent_path();
     m.guiders = std::make_unique<GuiderCache>(parent);

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "model/hf_cache.h"
 #include "model/model_config.h"
 #include "util/error.h"
 
@@ -24,14 +25,13 @@ std::vector<fs::path> guider_candidates(const fs::path& models_folder) {
             if (it->is_directory(unreadable)) each(it->path());
         }
     };
-    const bool hf_cache = models_folder.filename() == "snapshots" &&
-                          models_folder.parent_path().filename().string().rfind("models--", 0) == 0;
+    const bool hf_cache = models_folder.filename() == "snapshots" && is_hf_cache_repo(models_folder.parent_path());
     if (!hf_cache) {
         subfolders(models_folder, [&](const fs::path& p) { out.push_back(p); });
         return out;
     }
     subfolders(models_folder.parent_path().parent_path(), [&](const fs::path& repo) {
-        if (repo.filename().string().rfind("models--", 0) == 0)
+        if (is_hf_cache_repo(repo))
             subfolders(repo / "snapshots", [&](const fs::path& p) { out.push_back(p); });
     });
     return out;

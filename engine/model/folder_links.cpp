@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "model/hf_cache.h"
 #include "util/error.h"
 
 namespace dlm {
@@ -25,8 +26,7 @@ void check_folder_links(const fs::path& dir) {
     if (ec) return;  // the caller reports a missing folder itself
     // A Hugging Face cache snapshot links into <repo>/blobs.
     fs::path allowed = root;
-    if (root.has_parent_path() && root.parent_path().filename() == "snapshots")
-        allowed = root.parent_path().parent_path();
+    if (auto snapshot = hf_cache_snapshot(root)) allowed = snapshot->repo_folder;
     for (const auto& entry : fs::directory_iterator(root, ec)) {
         if (!entry.is_symlink(ec)) continue;
         const fs::path target = fs::weakly_canonical(entry.path(), ec);

@@ -598,6 +598,11 @@ private Q_SLOTS:
         app.runs()->runCompare();
         playRun(e, e.runs[4].id);
         QVERIFY(!e.runs[5].onOtherModel);
+        // Models named after their Hugging Face repository keep the whole id, served or local.
+        Q_EMIT e.otherModelChanged("ws://gpu-box:8765/GSAI-ML/LLaDA-8B-Instruct");
+        QCOMPARE(app.model()->otherModelName(), QStringLiteral("GSAI-ML/LLaDA-8B-Instruct on ws://gpu-box:8765"));
+        Q_EMIT e.otherModelChanged("/hub/models--GSAI-ML--LLaDA-8B-Instruct/snapshots/08b83a6");
+        QCOMPARE(app.model()->otherModelName(), QStringLiteral("GSAI-ML/LLaDA-8B-Instruct (local)"));
         // The other model went away (its server closed): nothing to offer.
         Q_EMIT e.otherModelChanged(QString());
         QVERIFY(app.model()->otherModelName().isEmpty());

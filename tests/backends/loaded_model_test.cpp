@@ -42,6 +42,19 @@ TEST(LoadedModel, OpensTheEmbeddedModelWithItsGuiderBesideIt) {
     EXPECT_TRUE(m);
 }
 
+TEST(LoadedModel, AModelInAHuggingFaceCacheIsNamedAfterItsRepository) {
+    // <hub>/models--org--name/snapshots/<revision>: the revision folder is a commit hash, which
+    // would title every run and trace; the repository id is what the user downloaded.
+    const std::filesystem::path hub = std::filesystem::temp_directory_path() / "dlm-loaded-model-hub";
+    std::filesystem::remove_all(hub);
+    const auto snapshot = hub / "models--org--tiny-mdlm" / "snapshots" / "8f3c2a9e";
+    std::filesystem::create_directories(snapshot.parent_path());
+    std::filesystem::copy(kModels / "tiny-mdlm", snapshot);
+    EXPECT_EQ(load_model(snapshot, LoadOptions{BackendKind::Cpu, 1}).name, "org/tiny-mdlm");
+    EXPECT_EQ(load_model(snapshot.string() + "/", LoadOptions{BackendKind::Cpu, 1}).name, "org/tiny-mdlm");
+    std::filesystem::remove_all(hub);
+}
+
 TEST(LoadedModel, RefusesWhatItCannotDecode) {
     EXPECT_NE(error_of([] { load_model(kModels / "no-such-model"); }).find("does not exist"), std::string::npos);
     EXPECT_NE(error_of([] { load_model(kModels / "tiny-mdlm" / "config.json"); }).find("is not a folder"),

@@ -14,6 +14,7 @@
 
 #include "decode/decode_session.h"
 #include "decode_options.h"
+#include "model/hf_cache.h"
 #include "model/checkpoint.h"
 #include "model/model_weights.h"
 #include "model/weight_store.h"
@@ -152,7 +153,7 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
         return s;
     };
     auto decode_once = [&](const StrategyPreset& p, int gen) {
-        DecodeSession session(backend, *tokenizer, config, prompt, settings_for(p, gen), DecodeLabels{dir.filename().string(), ""}, &guiders);
+        DecodeSession session(backend, *tokenizer, config, prompt, settings_for(p, gen), DecodeLabels{model_folder_name(dir), ""}, &guiders);
         backend.reset();
         const TransferTotals copied_before = backend.transfers();
         const auto t0 = Clock::now();
@@ -217,7 +218,7 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
         " tokens per forward / ms per forward, because random weights rarely pass a confidence threshold. Median of " +
         std::to_string(o.reps) + " decode(s) per preset after one warm-up decode.");
     s.bullet("backend: " + table_cell(device) + "; measured " + utc_now());
-    s.bullet("model: " + table_cell(dir.filename().string()) + " (" + std::string(family_name(config.family)) + ", L=" +
+    s.bullet("model: " + table_cell(model_folder_name(dir)) + " (" + std::string(family_name(config.family)) + ", L=" +
              std::to_string(config.n_layers) + ", d=" + std::to_string(config.d_model) + ", V=" +
              std::to_string(config.vocab_size) + ", " + format_grouped(parameter_count(config)) + " parameters" +
              (has_tokenizer ? "" : ", no tokenizer: ids only") + ")");
@@ -266,7 +267,7 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
         const std::filesystem::path p(o.json_out);
         if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
         nlohmann::ordered_json j{{"schema", "dlmscope-decode-bench/1"}, {"backend", backend.name()}, {"device", device},
-                                 {"model", dir.filename().string()}, {"prompt_len", o.prompt_len},
+                                 {"model", model_folder_name(dir)}, {"prompt_len", o.prompt_len},
                                  {"projected_tokens_per_forward", o.projected_tokens_per_forward}, {"runs", jr}};
         std::ofstream f(p, std::ios::trunc);
         f << j.dump(2) << '\n';

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "model/hf_cache.h"
 #include "model/model_weights.h"
 #include "model/weight_store.h"
 #include "output.h"
@@ -162,7 +163,7 @@ MarkdownSection forward_cuda_section(const ForwardCudaOptions& o) {
         if (!f) throw Error("cannot write " + o.json_out);
         note("wrote " + o.json_out);
     }
-    return render_forward_cuda_section(report, dir.filename().string(), o.command);
+    return render_forward_cuda_section(report, model_folder_name(dir), o.command);
 #endif
 }
 

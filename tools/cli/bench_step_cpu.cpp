@@ -18,6 +18,7 @@
 #include "compute/cpu/weight_gemm.h"
 #include "decode/decode_session.h"
 #include "decode/decode_settings.h"
+#include "model/hf_cache.h"
 #include "output.h"
 #include "util/counter_rng.h"
 #include "util/error.h"
@@ -101,7 +102,7 @@ MarkdownSection step_cpu_section(const StepCpuOptions& o) {
         s.track_kl = TrackKl::Off;
         s.display_top_k = 0;
         check_settings(s, config, r.prompt, nullptr);
-        DecodeSession session(*backend, *model.tokenizer, config, prompt, s, DecodeLabels{dir.filename().string(), ""});
+        DecodeSession session(*backend, *model.tokenizer, config, prompt, s, DecodeLabels{model_folder_name(dir), ""});
         double flops = 0;
         for (int i = 0; i <= o.steps && !session.finished(); ++i) {
             const StepTrace t = session.step();
@@ -130,7 +131,7 @@ MarkdownSection step_cpu_section(const StepCpuOptions& o) {
         "time the step would take if every FLOP ran at that rate with the weights already in fp32.");
     sec.bullet("machine: " + std::to_string(std::thread::hardware_concurrency()) + " hardware threads, " +
                std::to_string(threads) + " used; measured " + utc_now());
-    sec.bullet("model: " + table_cell(dir.filename().string()) + " (" + std::string(family_name(config.family)) +
+    sec.bullet("model: " + table_cell(model_folder_name(dir)) + " (" + std::string(family_name(config.family)) +
                ", L=" + std::to_string(config.n_layers) + ", d=" + std::to_string(config.d_model) + ", d_ff=" +
                std::to_string(config.d_ff) + ", V=" + std::to_string(config.vocab_size) + ", " +
                format_grouped(parameter_count(config)) + " parameters, " + gb(checkpoint_bytes) + " of weights" +
@@ -154,7 +155,7 @@ MarkdownSection step_cpu_section(const StepCpuOptions& o) {
                "floor (s)", "warm / floor", "peak RSS", "RSS / weights"},
               table);
     if (!o.json_out.empty()) {
-        nlohmann::ordered_json j{{"schema", "dlmscope-step-cpu/1"}, {"model", dir.filename().string()},
+        nlohmann::ordered_json j{{"schema", "dlmscope-step-cpu/1"}, {"model", model_folder_name(dir)},
                                  {"threads", threads}, {"weight_bytes", checkpoint_bytes}, {"rows", jr}};
         std::ofstream f(o.json_out, std::ios::trunc);
         f << j.dump(2) << '\n';
