@@ -285,6 +285,7 @@ Rectangle {
                 Layout.fillWidth: true
                 visible: App.model.otherModel.length > 0
                 text: qsTr("Run B on %1").arg(App.model.otherModelName)
+                Component.onCompleted: contentItem.textFormat = Text.PlainText  // a server's model name, as written
                 checked: App.runs.compareOnOtherModel
                 onToggled: App.runs.compareOnOtherModel = checked
                 ToolTip.visible: hovered

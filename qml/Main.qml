@@ -160,6 +160,10 @@ ApplicationWindow {
 
     header: ToolBar {
         background: Rectangle { color: Theme.panel; border.color: Theme.border }
+        // Tooltips (one shared instance; attached here, since it needs an item) quote model folders,
+        // server model names and generation_config values: plain text, so that a name with <b> or
+        // <img src=…> is shown as written, not rendered (or fetched).
+        Component.onCompleted: ToolTip.toolTip.contentItem.textFormat = Text.PlainText
         RowLayout {
             anchors.fill: parent
             anchors.leftMargin: 10

@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QQmlApplicationEngine>
+#include <QQmlExpression>
 #include <QQuickItem>
 #include <QTcpServer>
 #include <QQuickWindow>
@@ -464,6 +465,27 @@ private Q_SLOTS:
         QVERIFY(play && play->isVisible() && play->width() > 0);
         QVERIFY(app.w.find<QQuickItem>("pauseIcon"));
         AppController::setInstance(nullptr);
+    }
+
+    // Names from outside (a server's model, a folder, generation_config values) reach tooltips and
+    // the "Run B on …" box; those are plain text, so that "<b>" or "<img src=…>" in a name is
+    // shown as written and nothing is fetched for it.
+    void tooltipsAndModelNamesArePlainText() {
+        AppUnderTest app;
+        QVERIFY(app.w.window);
+        auto qml = [&](const char* expression) {
+            QQmlExpression e(qmlContext(app.w.window), app.w.window->contentItem(), QString::fromLatin1(expression));
+            const QVariant v = e.evaluate();
+            return e.hasError() || !v.isValid() ? -1 : v.toInt();
+        };
+        const int plain = qml("Text.PlainText");
+        QVERIFY(plain >= 0 && plain != qml("Text.AutoText"));
+        QCOMPARE(qml("ToolTip.toolTip.contentItem.textFormat"), plain);
+        auto* onOther = app.w.find<QQuickItem>("compareOnOtherModel");
+        QVERIFY(onOther);
+        auto* label = onOther->property("contentItem").value<QQuickItem*>();
+        QVERIFY(label);
+        QCOMPARE(label->property("textFormat").toInt(), plain);
     }
 
     // The toolbar's Compare switch runs the pair (B no longer waits forever), and Run in compare
