@@ -112,6 +112,23 @@ Dialog {
                 objectName: "serverModelBox"
                 model: App.model.serverModels
                 Layout.fillWidth: true
+                // The list shows the server's names as written: an item's own label would render
+                // "<b>" or "<img src=…>" in a hostile server's name as markup.
+                delegate: ItemDelegate {
+                    required property string modelData
+                    required property int index
+                    width: ListView.view ? ListView.view.width : implicitWidth
+                    highlighted: modelBox.highlightedIndex === index
+                    contentItem: Text {
+                        objectName: "serverModelName"
+                        text: modelData
+                        textFormat: Text.PlainText
+                        font: modelBox.font
+                        color: highlighted ? palette.highlightedText : palette.text
+                        elide: Text.ElideRight
+                        verticalAlignment: Text.AlignVCenter
+                    }
+                }
             }
             Button {
                 objectName: "serverOpen"

@@ -94,6 +94,17 @@ QObject* findPopup(QQuickWindow* window, const char* className) {
     return nullptr;
 }
 
+// An item by object name anywhere under `root`, popups' items in the window's overlay included.
+QQuickItem* findItem(QQuickItem* root, const char* name) {
+    QList<QQuickItem*> todo{root};
+    while (!todo.isEmpty()) {
+        QQuickItem* item = todo.takeLast();
+        if (item->objectName() == QLatin1String(name)) return item;
+        todo += item->childItems();
+    }
+    return nullptr;
+}
+
 struct AppUnderTest {
     AppController c{AppController::Options{false, false}};
     bool registered = (AppController::setInstance(&c), true);
@@ -914,7 +925,19 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!c.model()->connecting(), 10000);
         QVERIFY2(c.model()->serverError().isEmpty(), qPrintable(c.model()->serverError()));
         QCOMPARE(c.model()->serverModels(), QStringList{"tiny-mdlm"});
-        QTRY_COMPARE(app.w.find<QObject>("serverModelBox")->property("currentText").toString(), QStringLiteral("tiny-mdlm"));
+        QObject* modelBox = app.w.find<QObject>("serverModelBox");
+        QTRY_COMPARE(modelBox->property("currentText").toString(), QStringLiteral("tiny-mdlm"));
+        {  // the list names the server's models as written, in plain text
+            QObject* popup = modelBox->property("popup").value<QObject*>();
+            QVERIFY(QMetaObject::invokeMethod(popup, "open"));
+            QTRY_VERIFY(popup->property("opened").toBool());
+            QQuickItem* name = nullptr;
+            QTRY_VERIFY((name = findItem(app.w.window->contentItem(), "serverModelName")));
+            QCOMPARE(name->property("text").toString(), QStringLiteral("tiny-mdlm"));
+            QCOMPARE(name->property("textFormat").toInt(), 0);  // Text.PlainText
+            QVERIFY(QMetaObject::invokeMethod(popup, "close"));
+            QTRY_VERIFY(!popup->property("visible").toBool());
+        }
         // What the chosen model is, before it is opened: its summary and the server's backend.
         const QString detail = app.w.find<QObject>("serverModelDetail")->property("text").toString();
         QVERIFY2(detail.startsWith(QStringLiteral("llada · d=128")) && detail.endsWith(QStringLiteral(" · on cpu")), qPrintable(detail));
