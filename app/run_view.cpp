@@ -94,9 +94,14 @@ void RunView::setFollowing(bool f) {
 }
 
 QString RunView::title() const {
+    if (!history_.header()) return {};
+    return modelName() + " · " + strategyLabel();
+}
+
+QString RunView::modelName() const {
     const auto& h = history_.header();
     if (!h) return {};
-    return QString::fromStdString(h->model.empty() ? std::string("trace") : h->model) + " · " + strategyLabel();
+    return QString::fromStdString(h->model.empty() ? std::string("trace") : h->model);
 }
 
 QString RunView::strategyLabel() const {

@@ -28,7 +28,8 @@ class RunView : public QObject {
     Q_PROPERTY(int blockLength READ blockLength NOTIFY runReset)
     Q_PROPERTY(bool hasRun READ hasRun NOTIFY runReset)
     Q_PROPERTY(bool complete READ complete NOTIFY summaryChanged)
-    Q_PROPERTY(QString title READ title NOTIFY runReset)
+    Q_PROPERTY(QString title READ title NOTIFY runReset)  // "<modelName> · <strategyLabel>"
+    Q_PROPERTY(QString modelName READ modelName NOTIFY runReset)  // "trace" for a trace without one
     Q_PROPERTY(QString strategy READ strategy NOTIFY runReset)
     // The strategy with its parameters that differ from the defaults ("surelock (unlock=on)"):
     // what the titles show, so that two variants of one strategy read apart.
@@ -83,6 +84,7 @@ public:
     bool hasRun() const { return bool(history_.header()); }
     bool complete() const { return bool(history_.summary()); }
     QString title() const;
+    QString modelName() const;
     QString strategy() const;
     QString strategyLabel() const;
     QString promptText() const;

@@ -47,15 +47,32 @@ Rectangle {
                 anchors.right: paneStep.left
                 anchors.rightMargin: paneStep.text !== "" ? 8 : 0
                 anchors.verticalCenter: parent.verticalCenter
-                text: pane.caption !== "" ? pane.caption : (pane.run && pane.run.hasRun ? pane.run.title : qsTr("Denoising grid"))
+                readonly property string full: pane.caption !== "" ? pane.caption
+                                               : (pane.run && pane.run.hasRun ? pane.run.title : qsTr("Denoising grid"))
+                // A run's title too long for the pane keeps its strategy and cuts the model's
+                // name ("Dream-org/Dre… · SureLock (temperature=0.3)"): the strategy is
+                // what tells runs apart. Only when even that does not fit is the whole cut.
+                readonly property bool shortensModel: pane.caption === "" && pane.run !== null && pane.run.hasRun
+                                                      && fullTitle.implicitWidth > width
+                                                      && width - strategyMetrics.advanceWidth >= 40
+                text: shortensModel ? modelMetrics.elidedText + strategyMetrics.text : full
+                Text { id: fullTitle; visible: false; font: paneTitle.font; text: paneTitle.full; textFormat: Text.PlainText }
+                TextMetrics { id: strategyMetrics; font: paneTitle.font; text: pane.run ? " · " + pane.run.strategyLabel : "" }
+                TextMetrics {
+                    id: modelMetrics
+                    font: paneTitle.font
+                    text: pane.run ? pane.run.modelName : ""
+                    elide: Text.ElideRight  // the start (a repository's org) is what is recognised
+                    elideWidth: paneTitle.width - strategyMetrics.advanceWidth - 2
+                }
                 color: Theme.text; font.pixelSize: Theme.title; font.bold: true
                 textFormat: Text.PlainText  // a model's folder name as written
                 elide: Text.ElideRight
                 // A caption cut short reads whole on hover ("B · SureLock (temperature=0.5)").
                 HoverHandler { id: titleHover }
-                readonly property bool tipShown: titleHover.hovered && truncated
+                readonly property bool tipShown: titleHover.hovered && (truncated || shortensModel)
                 ToolTip.visible: tipShown
-                ToolTip.text: text
+                ToolTip.text: full
             }
             // A finished run counts the steps it took (a threshold strategy often needs far
             // fewer than planned). Where the caption would not fit beside "step 12 / 48" (a compare
@@ -68,7 +85,7 @@ Rectangle {
                 readonly property int shown: pane.run ? pane.run.viewStep + 1 : 0
                 readonly property int total: pane.run ? (pane.run.complete ? pane.run.stepCount : pane.run.plannedSteps) : 0
                 readonly property string full: qsTr("step %1 / %2").arg(shown).arg(total)
-                readonly property bool compact: Math.ceil(paneTitle.implicitWidth) + 8 + Math.ceil(fullMetrics.advanceWidth) > parent.width
+                readonly property bool compact: Math.ceil(fullTitle.implicitWidth) + 8 + Math.ceil(fullMetrics.advanceWidth) > parent.width
                 text: pane.run && pane.run.stepCount > 0 ? (compact ? qsTr("%1/%2").arg(shown).arg(total) : full) : ""
                 color: Theme.dim; font.pixelSize: Theme.small
                 TextMetrics { id: fullMetrics; font: paneStep.font; text: paneStep.full }

@@ -66,6 +66,29 @@ TestCase {
         mouseMove(title, title.width / 2, title.height / 2)
         tryVerify(() => title.tipShown)
     }
+    // A run's title that does not fit cuts the model's name (a Hugging Face repository id is long)
+    // and keeps the strategy, which is what tells runs apart; hovering reads it whole.
+    function test_aLongTitleCutsTheModelNameNotTheStrategy() {
+        const pane = createTemporaryObject(comp, host.contentItem)
+        const title = findChild(pane, "paneTitle")
+        tryVerify(() => title.text === App.runs.run.title && title.text.indexOf(" · ") > 0)
+        verify(!title.shortensModel && !title.truncated)
+        const strategy = " · " + App.runs.run.strategyLabel
+        let cut = false
+        for (let w = 900; w >= 120 && !cut; w -= 5) {
+            pane.width = w
+            waitForRendering(pane)
+            cut = title.shortensModel
+        }
+        verify(cut, "the model's name was never the part cut: " + title.text + " in " + title.width + " px; strategy" + strategy)
+        verify(title.text.endsWith(strategy), title.text)
+        verify(title.text.indexOf("…") > 0, title.text)
+        verify(title.contentWidth <= title.width + 1, title.contentWidth + " in " + title.width)
+        mouseMove(title, 1, 1)
+        mouseMove(title, title.width / 2, title.height / 2)
+        tryVerify(() => title.tipShown)
+        compare(title.full, App.runs.run.title)  // what the tooltip shows
+    }
     // A short caption in a narrow pane is shown whole: the step label shrinks to "12/48" first.
     function test_aNarrowPaneShrinksTheStepLabelBeforeTheCaption() {
         const pane = createTemporaryObject(comp, host.contentItem, {width: 190, caption: "A · surelock"})
