@@ -573,8 +573,17 @@ std::vector<std::string> preset_differences(const std::map<std::string, std::str
                                             const StrategyPreset& preset,
                                             const std::map<std::string, std::string>& defaults,
                                             std::string_view family) {
-    const auto now = with_sampler_resolved(current, family);
     const auto wanted = with_sampler_resolved(apply_preset(current, preset, defaults), family);
+    // A key the settings lack (a trace written with fewer keys) was run at its default: the
+    // model's, else the schema's; only a key without a fixed default is a difference.
+    auto filled = current;
+    for (const auto& [k, v] : wanted) {
+        if (filled.count(k)) continue;
+        const SettingSpec* spec = find_setting_spec(k);
+        if (const auto d = defaults.find(k); d != defaults.end()) filled[k] = d->second;
+        else if (spec && !spec->default_value.empty()) filled[k] = spec->default_value;
+    }
+    const auto now = with_sampler_resolved(filled, family);
     std::vector<std::string> keys;
     for (const auto& [k, v] : wanted)
         if (const auto it = now.find(k); it == now.end() || it->second != v) keys.push_back(k);

@@ -322,6 +322,9 @@ TEST(SettingsSchema, ARunThatIsNoPresetIsNamedByItsNearestPresetAndTheChange) {
     warm["top_k"] = "40";
     warm["cfg_scale"] = "1.5";
     EXPECT_EQ(run_label("baseline", warm, "llada"), "LLaDA low-confidence (cfg_scale=1.5, temperature=0.5, top_k=40, +1 more)");
+    // Settings that lack keys (a trace written with fewer) ran at the defaults: no change.
+    EXPECT_EQ(run_label("surelock", {{"strategy", "surelock"}}, "llada"), "SureLock");
+    EXPECT_EQ(run_label("surelock", {{"strategy", "surelock"}, {"temperature", "0.5"}}, "llada"), "SureLock (temperature=0.5)");
     // A strategy no preset runs (a trace from a newer build): its parameters, as before.
     EXPECT_EQ(run_label("future", {{"temperature", "0.5"}}), "future");
     EXPECT_EQ(run_label_with_kind("future", {}), "strategy future");
