@@ -5,6 +5,7 @@
 #include <QUrl>
 
 #include "backends/backend_factory.h"
+#include "model/hf_cache.h"
 #include "local_path.h"
 
 namespace {
@@ -77,7 +78,7 @@ bool ModelHost::remote() const {
 
 QUrl ModelHost::modelsFolder() const {
     if (!loaded_ || remote()) return {};
-    return QUrl::fromLocalFile(QFileInfo(model_.dir).absolutePath());
+    return QUrl::fromLocalFile(QString::fromStdString(dlm::fellow_models_folder(model_.dir.toStdString()).string()));
 }
 
 bool ModelHost::isCheckpointFolder(const QUrl& folder) {

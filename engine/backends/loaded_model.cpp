@@ -7,7 +7,10 @@
 
 namespace dlm {
 
-LoadedModel load_model(const std::filesystem::path& dir, const LoadOptions& options) {
+LoadedModel load_model(const std::filesystem::path& requested, const LoadOptions& options) {
+    // A Hugging Face cache repository stands for its snapshot: name, side files and the guider's
+    // search all start from the folder read.
+    const std::filesystem::path dir = checkpoint_folder(requested);
     std::error_code ec;
     if (!std::filesystem::exists(dir, ec)) throw Error("model folder '" + dir.string() + "' does not exist");
     if (!std::filesystem::is_directory(dir, ec)) throw Error("model path '" + dir.string() + "' is not a folder");

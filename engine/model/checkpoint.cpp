@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "model/folder_links.h"
+#include "model/hf_cache.h"
 #include "text/chat_template_recognition.h"
 #include "util/error.h"
 #include "util/input_limits.h"
@@ -109,13 +110,21 @@ void fill_special_ids(json& config, const fs::path& dir, const Tokenizer& tokeni
 
 }  // namespace
 
-Checkpoint load_checkpoint(const fs::path& dir) {
+Checkpoint load_checkpoint(const fs::path& requested) {
+    const fs::path dir = checkpoint_folder(requested);  // a Hugging Face cache repository: its snapshot
     std::error_code ec;
     if (!fs::exists(dir, ec)) throw Error(dir.string() + ": no such folder");
     if (!fs::is_directory(dir, ec)) throw Error(dir.string() + ": not a folder (pass the checkpoint folder)");
     check_folder_links(dir);
     const fs::path config_path = dir / "config.json";
     if (!fs::is_regular_file(config_path, ec)) {
+        if (is_hf_cache_repo(dir)) {  // checkpoint_folder found no one snapshot to stand for it
+            std::string names;
+            for (const fs::path& s : hf_cache_snapshots(dir)) names += (names.empty() ? "" : ", ") + s.filename().string();
+            throw Error(dir.string() + ": a Hugging Face cache repository whose refs/main names no snapshot here; " +
+                        (names.empty() ? std::string("it has no snapshots (was the download finished?)")
+                                       : "open one of its snapshots: " + (dir / "snapshots").string() + "/{" + names + "}"));
+        }
         throw Error(dir.string() + ": no config.json (is this a Hugging Face checkpoint folder?)");
     }
 

@@ -20,7 +20,9 @@ struct Checkpoint {
     const ModelConfig& config() const { return weights.config; }
 };
 
-// Throws dlm::Error with a message naming the folder and what is wrong.
+// A Hugging Face cache repository folder loads its snapshot (model/hf_cache.h: checkpoint_folder);
+// `dir` of the result is the folder read. Throws dlm::Error with a message naming the folder and
+// what is wrong.
 Checkpoint load_checkpoint(const std::filesystem::path& dir);
 
 }  // namespace dlm

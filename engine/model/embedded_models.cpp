@@ -1,5 +1,7 @@
 #include "model/embedded_models.h"
 
+#include "model/hf_cache.h"
+
 #include <string>
 #include <system_error>
 #include <vector>
@@ -10,7 +12,7 @@ namespace fs = std::filesystem;
 
 bool holds_checkpoint(const fs::path& dir) {
     std::error_code ec;
-    return fs::is_regular_file(dir / "config.json", ec);
+    return fs::is_regular_file(checkpoint_folder(dir) / "config.json", ec);
 }
 
 fs::path running_program_dir() {

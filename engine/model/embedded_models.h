@@ -9,8 +9,8 @@ namespace dlm {
 // The model the app opens and the CLI runs when no folder is named.
 inline constexpr std::string_view kDefaultEmbeddedModel = "tiny-mdlm";
 
-// Whether `dir` holds a checkpoint to open: it has a config.json (the app's folder check, the
-// embedded models' search).
+// Whether `dir` holds a checkpoint to open: it has a config.json, or is a Hugging Face cache
+// repository whose snapshot has one (the app's folder check, the embedded models' search).
 bool holds_checkpoint(const std::filesystem::path& dir);
 
 // The folder of the running executable (/proc/self/exe); empty where that cannot be read.

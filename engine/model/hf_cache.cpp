@@ -1,5 +1,9 @@
 #include "model/hf_cache.h"
 
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+
 namespace dlm {
 
 namespace fs = std::filesystem;
@@ -32,8 +36,42 @@ std::optional<HfCacheSnapshot> hf_cache_snapshot(const fs::path& folder) {
     return HfCacheSnapshot{repo, id, snapshot.filename().string()};
 }
 
+fs::path checkpoint_folder(const fs::path& folder) {
+    if (!is_hf_cache_repo(folder)) return folder;
+    const fs::path snapshots = folder / "snapshots";
+    std::error_code ec;
+    // refs/main is one line, a commit hash; anything longer or with a separator is not followed.
+    if (std::ifstream ref(folder / "refs" / "main"); ref) {
+        std::string revision;
+        std::getline(ref, revision, '\n');
+        while (!revision.empty() && std::isspace(static_cast<unsigned char>(revision.back()))) revision.pop_back();
+        const bool plain = !revision.empty() && revision.size() <= 128 && revision != "." && revision != ".." &&
+                           revision.find_first_of("/\\") == std::string::npos;
+        if (plain && fs::is_directory(snapshots / revision, ec)) return snapshots / revision;
+    }
+    const std::vector<fs::path> all = hf_cache_snapshots(folder);
+    return all.size() == 1 ? all.front() : folder;
+}
+
+std::vector<fs::path> hf_cache_snapshots(const fs::path& repo_folder) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    for (fs::directory_iterator it(repo_folder / "snapshots", ec), end; !ec && it != end; it.increment(ec)) {
+        std::error_code unreadable;
+        if (it->is_directory(unreadable)) out.push_back(it->path());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+fs::path fellow_models_folder(const fs::path& model_folder) {
+    const fs::path folder = without_trailing_separator(fs::absolute(model_folder).lexically_normal());
+    if (auto snapshot = hf_cache_snapshot(folder)) return snapshot->repo_folder.parent_path();
+    return folder.parent_path();  // a repository's parent is the hub too
+}
+
 std::string model_folder_name(const fs::path& folder) {
-    if (auto snapshot = hf_cache_snapshot(folder)) return snapshot->repo_id;
+    if (auto snapshot = hf_cache_snapshot(checkpoint_folder(folder))) return snapshot->repo_id;
     return without_trailing_separator(fs::absolute(folder).lexically_normal()).filename().string();
 }
 

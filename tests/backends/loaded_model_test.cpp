@@ -2,10 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 
 #include "backends/loaded_model.h"
+#include "model/embedded_models.h"
 #include "util/error.h"
 
 namespace dlm {
@@ -52,6 +54,14 @@ TEST(LoadedModel, AModelInAHuggingFaceCacheIsNamedAfterItsRepository) {
     std::filesystem::copy(kModels / "tiny-mdlm", snapshot);
     EXPECT_EQ(load_model(snapshot, LoadOptions{BackendKind::Cpu, 1}).name, "org/tiny-mdlm");
     EXPECT_EQ(load_model(snapshot.string() + "/", LoadOptions{BackendKind::Cpu, 1}).name, "org/tiny-mdlm");
+    // The repository folder opens the snapshot its refs/main names, as the hub resolves it.
+    std::filesystem::create_directories(hub / "models--org--tiny-mdlm" / "refs");
+    std::ofstream(hub / "models--org--tiny-mdlm" / "refs" / "main") << "8f3c2a9e";
+    std::filesystem::create_directories(snapshot.parent_path() / "0000old");
+    const LoadedModel repo = load_model(hub / "models--org--tiny-mdlm", LoadOptions{BackendKind::Cpu, 1});
+    EXPECT_EQ(repo.name, "org/tiny-mdlm");
+    EXPECT_EQ(repo.checkpoint->dir, snapshot);
+    EXPECT_TRUE(holds_checkpoint(hub / "models--org--tiny-mdlm"));  // the app's folder dialog opens it
     std::filesystem::remove_all(hub);
 }
 

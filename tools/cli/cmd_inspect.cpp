@@ -122,7 +122,7 @@ int inspect_main(std::span<const std::string> args) {
             special[s.name] = {{"id", s.id}, {"text", token_piece(tok, s.id)}};
         }
         nlohmann::json j = {
-            {"dir", dir.string()},
+            {"dir", ckpt.dir.string()},
             {"family", std::string(family_name(c.family))},
             {"architecture", c.architecture},
             {"diffusion", c.is_diffusion()},
@@ -175,7 +175,7 @@ int inspect_main(std::span<const std::string> args) {
     for (const auto& [name, count] : in.tensors_by_dtype)
         dtypes += (dtypes.empty() ? "" : ", ") + name + " (" + std::to_string(count) + " tensors)";
 
-    std::cout << "checkpoint     " << dir.string() << '\n'
+    std::cout << "checkpoint     " << ckpt.dir.string() << '\n'
               << "family         " << family_name(c.family) << (c.is_diffusion() ? " (masked diffusion)" : " (autoregressive)")
               << '\n'
               << "architecture   " << c.architecture << '\n'

@@ -2,7 +2,9 @@
 // model folders are shown by.
 #include <gtest/gtest.h>
 
+#include "model/checkpoint.h"
 #include "model/hf_cache.h"
+#include "support/scratch_dir.h"
 
 namespace dlm {
 namespace {
@@ -34,6 +36,45 @@ TEST(HfCache, FoldersAreNamedByRepositoryOrByThemselves) {
     EXPECT_EQ(model_folder_name("/models/LLaDA-8B-Instruct/"), "LLaDA-8B-Instruct");
     EXPECT_EQ(model_folder_name("/models/./LLaDA-8B-Instruct/../tiny-mdlm"), "tiny-mdlm");
     EXPECT_EQ(model_folder_name("/backups/snapshots/2026-12-01"), "2026-12-01");
+    // Where the model dialog opens: beside the model, or in the hub among the other repositories.
+    EXPECT_EQ(fellow_models_folder("/models/LLaDA-8B-Instruct/"), fs::path("/models"));
+    EXPECT_EQ(fellow_models_folder("/hub/models--org--name/snapshots/abc"), fs::path("/hub"));
+    EXPECT_EQ(fellow_models_folder("/hub/models--org--name"), fs::path("/hub"));
+}
+
+// A repository folder stands for the snapshot refs/main names, as the hub resolves it; a refs/main
+// that is no plain name is not followed out of the cache.
+TEST(HfCache, ARepositoryFolderOpensItsSnapshot) {
+    test::ScratchDir hub("dlm-hf-cache");
+    const fs::path repo = hub / "models--GSAI-ML--LLaDA-8B-Instruct";
+    EXPECT_EQ(checkpoint_folder(repo), repo);  // no snapshots yet
+    fs::create_directories(repo / "snapshots" / "aaa111");
+    EXPECT_EQ(checkpoint_folder(repo), repo / "snapshots" / "aaa111");  // the only one
+    EXPECT_EQ(model_folder_name(repo), "GSAI-ML/LLaDA-8B-Instruct");
+    fs::create_directories(repo / "snapshots" / "bbb222");
+    EXPECT_EQ(checkpoint_folder(repo), repo);  // two, and nothing says which
+    fs::create_directories(repo / "refs");
+    test::write_file(repo / "refs" / "main", "bbb222");
+    EXPECT_EQ(checkpoint_folder(repo), repo / "snapshots" / "bbb222");
+    test::write_file(repo / "refs" / "main", "aaa111\n");  // as the hub writes it, or with a newline
+    EXPECT_EQ(checkpoint_folder(repo), repo / "snapshots" / "aaa111");
+    fs::create_directories(hub / "elsewhere");
+    test::write_file(repo / "refs" / "main", "../../elsewhere");
+    EXPECT_EQ(checkpoint_folder(repo), repo);
+    test::write_file(repo / "refs" / "main", "ccc333");  // a revision not downloaded
+    EXPECT_EQ(checkpoint_folder(repo), repo);
+    // What cannot be resolved says what to open.
+    try {
+        load_checkpoint(repo);
+        ADD_FAILURE() << "loaded a repository with two snapshots and no usable refs/main";
+    } catch (const std::exception& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("refs/main names no snapshot"), std::string::npos) << m;
+        EXPECT_NE(m.find("{aaa111, bbb222}"), std::string::npos) << m;
+    }
+    // Folders that are no repository are themselves.
+    EXPECT_EQ(checkpoint_folder(hub / "elsewhere"), hub / "elsewhere");
+    EXPECT_EQ(checkpoint_folder(repo / "snapshots" / "aaa111"), repo / "snapshots" / "aaa111");
 }
 
 }  // namespace
