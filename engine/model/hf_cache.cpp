@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
+
+#include "util/text_file.h"
 
 namespace dlm {
 
@@ -40,10 +41,16 @@ fs::path checkpoint_folder(const fs::path& folder) {
     if (!is_hf_cache_repo(folder)) return folder;
     const fs::path snapshots = folder / "snapshots";
     std::error_code ec;
-    // refs/main is one line, a commit hash; anything longer or with a separator is not followed.
-    if (std::ifstream ref(folder / "refs" / "main"); ref) {
+    // refs/main is one line, a commit hash; anything longer or with a separator is not followed,
+    // and a refs/main that is no regular file (a FIFO) is not read.
+    if (fs::exists(folder / "refs" / "main", ec)) {
         std::string revision;
-        std::getline(ref, revision, '\n');
+        try {
+            revision = read_text_file(folder / "refs" / "main", 256, "Hugging Face cache ref");
+        } catch (const std::exception&) {
+            revision.clear();  // unreadable: the snapshots decide
+        }
+        if (const auto eol = revision.find('\n'); eol != std::string::npos) revision.resize(eol);
         while (!revision.empty() && std::isspace(static_cast<unsigned char>(revision.back()))) revision.pop_back();
         const bool plain = !revision.empty() && revision.size() <= 128 && revision != "." && revision != ".." &&
                            revision.find_first_of("/\\") == std::string::npos;

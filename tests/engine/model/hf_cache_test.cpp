@@ -1,6 +1,7 @@
 // The Hugging Face cache layout (model/hf_cache.h): which folders are snapshots, and the names
 // model folders are shown by.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "model/checkpoint.h"
 #include "model/hf_cache.h"
@@ -62,6 +63,9 @@ TEST(HfCache, ARepositoryFolderOpensItsSnapshot) {
     test::write_file(repo / "refs" / "main", "../../elsewhere");
     EXPECT_EQ(checkpoint_folder(repo), repo);
     test::write_file(repo / "refs" / "main", "ccc333");  // a revision not downloaded
+    EXPECT_EQ(checkpoint_folder(repo), repo);
+    fs::remove(repo / "refs" / "main");
+    ASSERT_EQ(::mkfifo((repo / "refs" / "main").c_str(), 0600), 0);  // not read: it would block
     EXPECT_EQ(checkpoint_folder(repo), repo);
     // What cannot be resolved says what to open.
     try {
