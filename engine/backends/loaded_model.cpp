@@ -1,7 +1,6 @@
 #include "backends/loaded_model.h"
 
 #include "decode/decode_session.h"
-#include "model/embedded_models.h"
 #include "model/hf_cache.h"
 
 #include "util/error.h"
@@ -11,15 +10,7 @@ namespace dlm {
 LoadedModel load_model(const std::filesystem::path& requested, const LoadOptions& options) {
     // A Hugging Face cache repository stands for its snapshot: name, side files and the guider's
     // search all start from the folder read.
-    const std::filesystem::path dir = checkpoint_folder(requested);
-    std::error_code ec;
-    if (!std::filesystem::exists(dir, ec)) throw Error("model folder '" + dir.string() + "' does not exist");
-    if (!std::filesystem::is_directory(dir, ec)) {
-        // A file of a checkpoint (its config.json, a shard) was picked: the folder holding it is meant.
-        const auto parent = std::filesystem::absolute(dir).parent_path();
-        throw Error("model path '" + dir.string() + "' is not a folder" +
-                    (holds_checkpoint(parent) ? "; the checkpoint is the folder that holds it: " + parent.string() : ""));
-    }
+    const std::filesystem::path dir = checked_model_folder(requested);
     auto stop = [&] { return options.cancelled && options.cancelled(); };
     LoadedModel m;
     auto checkpoint = std::make_unique<Checkpoint>(load_checkpoint(dir));

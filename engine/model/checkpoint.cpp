@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "model/embedded_models.h"
 #include "model/folder_links.h"
 #include "model/hf_cache.h"
 #include "text/chat_template_recognition.h"
@@ -110,11 +111,21 @@ void fill_special_ids(json& config, const fs::path& dir, const Tokenizer& tokeni
 
 }  // namespace
 
-Checkpoint load_checkpoint(const fs::path& requested) {
-    const fs::path dir = checkpoint_folder(requested);  // a Hugging Face cache repository: its snapshot
+fs::path checked_model_folder(const fs::path& path) {
     std::error_code ec;
-    if (!fs::exists(dir, ec)) throw Error(dir.string() + ": no such folder");
-    if (!fs::is_directory(dir, ec)) throw Error(dir.string() + ": not a folder (pass the checkpoint folder)");
+    if (!fs::exists(path, ec)) throw Error("model folder '" + path.string() + "' does not exist");
+    if (!fs::is_directory(path, ec)) {
+        const fs::path parent = fs::absolute(path).parent_path();
+        throw Error("model path '" + path.string() + "' is not a folder" +
+                    (holds_checkpoint(parent) ? "; the checkpoint is the folder that holds it: " + parent.string()
+                                              : " (pass the checkpoint folder)"));
+    }
+    return checkpoint_folder(path);
+}
+
+Checkpoint load_checkpoint(const fs::path& requested) {
+    const fs::path dir = checked_model_folder(requested);
+    std::error_code ec;
     check_folder_links(dir);
     const fs::path config_path = dir / "config.json";
     if (!fs::is_regular_file(config_path, ec)) {

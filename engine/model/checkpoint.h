@@ -20,6 +20,11 @@ struct Checkpoint {
     const ModelConfig& config() const { return weights.config; }
 };
 
+// The folder a model path given by the user stands for (a Hugging Face cache repository: its
+// snapshot, model/hf_cache.h). Throws dlm::Error when the path does not exist or is not a folder;
+// a checkpoint's own file (its config.json, a shard) names the folder that holds it.
+std::filesystem::path checked_model_folder(const std::filesystem::path& path);
+
 // A Hugging Face cache repository folder loads its snapshot (model/hf_cache.h: checkpoint_folder);
 // `dir` of the result is the folder read. Throws dlm::Error with a message naming the folder and
 // what is wrong.

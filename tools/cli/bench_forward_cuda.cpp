@@ -6,6 +6,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "model/checkpoint.h"
 #include "model/hf_cache.h"
 #include "model/model_weights.h"
 #include "model/weight_store.h"
@@ -134,9 +135,7 @@ MarkdownSection forward_cuda_section(const ForwardCudaOptions& o) {
     if (o.model.empty())
         throw UsageError("bench --section forward-cuda needs --model DIR (e.g. a folder made by 'dlmscope-cli "
                          "make-checkpoint --dims llada-8b --out DIR')");
-    const std::filesystem::path dir(o.model);
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) throw Error("model folder " + o.model + " does not exist");
+    const std::filesystem::path dir = checked_model_folder(o.model);
     const cuda::DeviceProbe probe = cuda::probe_device();
     if (!probe.available) throw Error("bench --section forward-cuda: " + probe.message);
 
@@ -157,6 +156,7 @@ MarkdownSection forward_cuda_section(const ForwardCudaOptions& o) {
     const StepBenchReport report = run_step_bench(*backend, rates, device, steps);
     if (!o.json_out.empty()) {
         const std::filesystem::path p(o.json_out);
+        std::error_code ec;  // a folder that cannot be made shows as the write's error below
         if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
         std::ofstream f(p, std::ios::trunc);
         f << step_bench_json(report);

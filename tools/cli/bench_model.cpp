@@ -40,9 +40,8 @@ private:
 
 }  // namespace
 
-BenchModel load_bench_model(const std::filesystem::path& dir) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(dir, ec)) throw Error("model folder " + dir.string() + " does not exist");
+BenchModel load_bench_model(const std::filesystem::path& requested) {
+    const std::filesystem::path dir = checked_model_folder(requested);
     BenchModel m;
     m.has_tokenizer = std::filesystem::exists(dir / "tokenizer.json") || std::filesystem::exists(dir / "tokenizer.model") ||
                       std::filesystem::exists(dir / "vocab.json");

@@ -93,11 +93,7 @@ int inspect_main(std::span<const std::string> args) {
         std::cout << format_help(spec);
         return kExitOk;
     }
-    const std::filesystem::path dir = a.positionals()[0];
-    if (!std::filesystem::exists(dir)) throw Error("model folder '" + dir.string() + "' does not exist");
-    if (!std::filesystem::is_directory(dir)) throw Error("'" + dir.string() + "' is not a folder");
-
-    const Checkpoint ckpt = load_checkpoint(dir);
+    const Checkpoint ckpt = load_checkpoint(a.positionals()[0]);
     const ModelConfig& c = ckpt.config();
     const Tokenizer& tok = *ckpt.tokenizer;
     const Inspection in = inspect_store(*ckpt.weights.store);

@@ -159,7 +159,7 @@ TEST_F(ModelCheckpoint, LinksMayNotLeaveTheFolder) {
 }
 
 TEST_F(ModelCheckpoint, FolderProblems) {
-    expect_error([&] { load_checkpoint(dir / "absent"); }, {"absent", "no such folder"});
+    expect_error([&] { load_checkpoint(dir / "absent"); }, {"absent", "does not exist"});
     test::write_file(dir / "file.txt", "x");
     expect_error([&] { load_checkpoint(dir / "file.txt"); }, {"file.txt", "not a folder"});
     expect_error([&] { load_checkpoint(dir.path()); }, {dir.path().string(), "no config.json"});
