@@ -3,7 +3,6 @@
 #include <filesystem>
 
 #include <QDir>
-#include <QFileInfo>
 
 #include "backends/backend_factory.h"
 #include "decode/decode_session.h"

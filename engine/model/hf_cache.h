@@ -2,8 +2,8 @@
 // The Hugging Face hub cache's layout, known in one place: a downloaded model lives in
 // <hub>/models--<org>--<name>/snapshots/<revision>/, whose files are links into
 // <hub>/models--<org>--<name>/blobs/, and refs/main holds the revision the hub fetched last.
-// A model opened there is named after its repository
-// (org/name), not after the revision folder, which is a commit hash.
+// A model opened there is named after its repository (org/name), not after the revision folder,
+// which is a commit hash.
 #include <filesystem>
 #include <optional>
 #include <string>
