@@ -27,11 +27,9 @@ LoadedModel load_model(const std::filesystem::path& requested, const LoadOptions
     m.checkpoint = std::move(checkpoint);
     m.backend = std::move(choice.backend);
     m.backend_note = std::move(choice.note);
-    const auto folder = std::filesystem::absolute(dir).lexically_normal();
-    m.name = model_folder_name(folder);
+    m.name = model_folder_name(dir);
     m.generation = read_generation_defaults(dir);
-    const auto parent = folder.filename().empty() ? folder.parent_path().parent_path() : folder.parent_path();
-    m.guiders = std::make_unique<GuiderCache>(parent);
+    m.guiders = std::make_unique<GuiderCache>(fellow_models_folder(dir));
     return m;
 }
 

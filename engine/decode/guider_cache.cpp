@@ -12,28 +12,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The folders a default guider may be: those beside the model's; for a model in a Hugging Face
-// cache (<hub>/models--<org>--<name>/snapshots/<revision>), the snapshots of every repository in
-// that cache, where a Qwen2.5-0.5B the user downloaded lies.
+// The folders a default guider may be: those in the models folder, a Hugging Face cache
+// repository among them standing for its snapshot as it does when opened (model/hf_cache.h), so
+// that in a cache the Qwen2.5-0.5B the user downloaded is found.
 std::vector<fs::path> guider_candidates(const fs::path& models_folder) {
     std::vector<fs::path> out;
-    auto subfolders = [](const fs::path& dir, auto&& each) {
-        std::error_code ec;
-        for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
-             it.increment(ec)) {
-            std::error_code unreadable;  // one entry that cannot be read ends nothing but its own look
-            if (it->is_directory(unreadable)) each(it->path());
-        }
-    };
-    const bool hf_cache = models_folder.filename() == "snapshots" && is_hf_cache_repo(models_folder.parent_path());
-    if (!hf_cache) {
-        subfolders(models_folder, [&](const fs::path& p) { out.push_back(p); });
-        return out;
+    std::error_code ec;
+    for (fs::directory_iterator it(models_folder, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec)) {
+        std::error_code unreadable;  // one entry that cannot be read ends nothing but its own look
+        if (it->is_directory(unreadable)) out.push_back(checkpoint_folder(it->path()));
     }
-    subfolders(models_folder.parent_path().parent_path(), [&](const fs::path& repo) {
-        if (is_hf_cache_repo(repo))
-            subfolders(repo / "snapshots", [&](const fs::path& p) { out.push_back(p); });
-    });
     return out;
 }
 

@@ -15,10 +15,11 @@ namespace dlm {
 // The embedded guider's folder name: the default wherever it lies beside a model.
 inline constexpr const char* kEmbeddedGuider = "tiny-ar";
 
-// The guider a run that names none uses, among the folders in `models_folder` (the one a model's
-// folder lies in): tiny-ar, the embedded guider, when it is there; else the causal (qwen2-family)
-// checkpoint there with the fewest parameters, as Qwen2.5-0.5B beside Dream-7B (FlashDLM's
-// pairing); for a model in a Hugging Face cache, the snapshots of every repository in that cache.
+// The guider a run that names none uses, among the folders in `models_folder` (where a model's
+// fellow models lie: model/hf_cache.h, fellow_models_folder): tiny-ar, the embedded guider, when
+// it is there; else the causal (qwen2-family) checkpoint there with the fewest parameters, as
+// Qwen2.5-0.5B beside Dream-7B (FlashDLM's pairing); in a Hugging Face cache, each repository's
+// snapshot.
 // Folders whose config.json does not load are passed over. Empty when there is none.
 std::filesystem::path default_guider_folder(const std::filesystem::path& models_folder);
 

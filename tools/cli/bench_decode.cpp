@@ -144,7 +144,7 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
     BackendChoice choice = make_backend(w, o.backend, cpu);
     if (!choice.note.empty()) std::cerr << "note: " << choice.note << std::endl;
     TimedBackend backend(*choice.backend);
-    GuiderCache guiders(std::filesystem::absolute(dir).lexically_normal().parent_path());
+    GuiderCache guiders(fellow_models_folder(dir));
     const std::vector<int32_t> prompt = synthetic_prompt(config, *tokenizer, o.prompt_len);
 
     auto settings_for = [&](const StrategyPreset& p, int gen) {

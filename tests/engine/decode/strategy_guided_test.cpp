@@ -14,6 +14,7 @@
 #include "decode/guided_unmask.h"
 #include "decode/guider_cache.h"
 #include "decode/strategy.h"
+#include "model/hf_cache.h"
 #include "model/checkpoint.h"
 #include "model/model_config_writer.h"
 #include "support/safetensors_writer.h"
@@ -297,7 +298,7 @@ TEST(StrategyGuided, TheDefaultGuiderIsFoundBesideTheModel) {
     snapshot("models--Qwen--Qwen2.5-7B-Instruct", qwen2(4));
     const auto small = snapshot("models--Qwen--Qwen2.5-0.5B-Instruct", qwen2(2));
     std::filesystem::create_directories(hub / ".locks");
-    EXPECT_EQ(default_guider_folder(dream.parent_path()), small.lexically_normal());
+    EXPECT_EQ(default_guider_folder(fellow_models_folder(dream)), small.lexically_normal());
     // A guider picked among the user's folders is named in a warning (tiny-ar, the embedded
     // pairing, is not: RegistryFindsTheGuiderAndRefusesBadOnes builds it without one).
     const std::filesystem::path embedded = std::filesystem::path(DLM_SOURCE_DIR) / "resources/models";
