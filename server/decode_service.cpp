@@ -47,7 +47,7 @@ DecodeService::DecodeService(std::vector<LoadedModel> models, ServeLimits limits
     if (models_.empty()) throw Error("the server needs at least one model (--model DIR)");
     for (const auto& m : models_) {
         for (const auto& l : listings_)
-            if (l.name == m.name) throw Error("two served models are both named '" + m.name + "': serve folders with distinct names");
+            if (l.name == m.name) throw Error("two served models are both named '" + m.name + "': name them apart, --model NAME=DIR");
         listings_.push_back(listing_of(m));
     }
 }

@@ -19,13 +19,14 @@ int main(int argc, char* argv[]) {
     }
     try {
         std::vector<dlm::LoadedModel> models;
-        for (const QString& dir : o.modelDirs) {
+        for (const ServedModel& served : resolveServedModels(o.models)) {
             dlm::LoadOptions load;
             load.backend = dlm::parse_backend_kind(o.backend.toStdString());
             load.cpu_threads = o.threads;
             load.diffusion_only = true;
-            std::fprintf(stderr, "dlmscope-server: loading %s\n", qPrintable(dir));
-            models.push_back(dlm::load_model(dir.toStdString(), load));
+            std::fprintf(stderr, "dlmscope-server: loading %s as %s\n", served.folder.c_str(), served.name.c_str());
+            models.push_back(dlm::load_model(served.folder, load));
+            models.back().name = served.name;
             if (!models.back().backend_note.empty())
                 std::fprintf(stderr, "note: %s: %s\n", models.back().name.c_str(), models.back().backend_note.c_str());
         }

@@ -4,9 +4,15 @@
 
 #include <QCommandLineParser>
 #include <QFile>
+#include <QFileInfo>
 #include <QHostAddress>
+#include <QRegularExpression>
 #include <QSslCertificate>
 #include <QSslKey>
+
+#include "model/checkpoint.h"
+#include "model/hf_cache.h"
+#include "util/error.h"
 
 namespace {
 
@@ -35,7 +41,48 @@ bool positive(QCommandLineParser& p, const QString& name, long long max, long lo
     return true;
 }
 
+// A name the app can put in its ws://host:port/<name> address as written: path-like words of
+// letters, digits and . _ - + @.
+bool servableName(const QString& name) {
+    static const QRegularExpression word(QStringLiteral("^[A-Za-z0-9._+@-]+(/[A-Za-z0-9._+@-]+)*$"));
+    return name.size() <= 128 && word.match(name).hasMatch();
+}
+
+// --model [NAME=]DIR: an argument that is a path as a whole is a folder, even with '=' in it.
+bool parseModelArg(const QString& arg, ServedModelArg& out, QString& error) {
+    const qsizetype eq = arg.indexOf(QLatin1Char('='));
+    if (eq < 0 || QFileInfo::exists(arg)) {
+        out = {QString(), arg};
+        return true;
+    }
+    out = {arg.left(eq), arg.mid(eq + 1)};
+    if (!servableName(out.name)) {
+        error = QStringLiteral("--model %1: a served model's name is words of letters, digits and . _ - + @ "
+                               "joined by '/' (at most 128 characters), not '%2'").arg(arg, out.name);
+        return false;
+    }
+    if (out.dir.isEmpty()) {
+        error = QStringLiteral("--model %1: name the folder after '=': --model NAME=DIR").arg(arg);
+        return false;
+    }
+    return true;
+}
+
 }  // namespace
+
+std::vector<ServedModel> resolveServedModels(const QList<ServedModelArg>& models) {
+    std::vector<ServedModel> served;
+    for (const ServedModelArg& m : models) {
+        const std::filesystem::path folder = dlm::checked_model_folder(m.dir.toStdString());
+        const std::string name = m.name.isEmpty() ? dlm::model_folder_name(folder) : m.name.toStdString();
+        for (const ServedModel& other : served)
+            if (other.name == name)
+                throw dlm::Error("two served models are both named '" + name + "' (" + other.folder.string() + " and " +
+                                 folder.string() + "): name them apart, --model NAME=DIR");
+        served.push_back({name, folder});
+    }
+    return served;
+}
 
 bool isLoopback(const QString& host) {
     if (host == QLatin1String("localhost")) return true;
@@ -49,7 +96,8 @@ ServerOptions parseServerOptions(const QStringList& arguments) {
     p.setApplicationDescription(QString::fromUtf8(kDescription));
     p.addHelpOption();
     p.addVersionOption();
-    p.addOption({"model", "A checkpoint folder to serve (repeatable; each is loaded once, at start).", "DIR"});
+    p.addOption({"model", "A checkpoint folder to serve (repeatable; each is loaded once, at start), served "
+                          "under its folder's name, or as NAME with NAME=DIR.", "[NAME=]DIR"});
     p.addOption({"backend", "auto, cpu or cuda (default auto: CUDA when usable).", "NAME", "auto"});
     p.addOption({"threads", "CPU backend threads (default: by model size).", "N"});
     p.addOption({"host", "Address to listen on (default 127.0.0.1; others need --token-file).", "ADDRESS", "127.0.0.1"});
@@ -81,8 +129,12 @@ ServerOptions parseServerOptions(const QStringList& arguments) {
         o.error = QStringLiteral("unexpected argument '%1'").arg(p.positionalArguments().first());
         return o;
     }
-    o.modelDirs = p.values("model");
-    if (o.modelDirs.isEmpty()) {
+    for (const QString& arg : p.values("model")) {
+        ServedModelArg m;
+        if (!parseModelArg(arg, m, o.error)) return o;
+        o.models << m;
+    }
+    if (o.models.isEmpty()) {
         o.error = QStringLiteral("name at least one model to serve: --model DIR");
         return o;
     }

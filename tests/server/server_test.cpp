@@ -2,6 +2,7 @@
 // the embedded model. A streamed run must equal the same run done locally (tokens and every trace
 // record, wall times aside); pause/step/cancel, two clients at once, a client killed mid-run, the
 // token, and malformed, oversized and out-of-limit messages.
+#include <QDir>
 #include <QFileInfo>
 #include <QProcess>
 #include <QSslCertificate>
@@ -18,6 +19,7 @@
 #include "decode_server.h"
 #include "server_options.h"
 #include "trace/trace_io.h"
+#include "util/error.h"
 
 using namespace dlm::serve;
 
@@ -253,6 +255,43 @@ private Q_SLOTS:
         d.run(1, 32);
         QVERIFY(d.waitEnd(1));
         QCOMPARE(d.ended(1)->end, RunEnd::Done);
+    }
+
+    // --model [NAME=]DIR: a model is served under its folder's name unless named; two of one name
+    // are refused before anything loads, naming both folders and the way out.
+    void modelsAreServedUnderTheirFolderNameOrTheOneGiven() {
+        const ServerOptions o = parseServerOptions({"dlmscope-server", "--model", modelDir(), "--model", "tiny/rev-b@2=" + modelDir()});
+        QVERIFY2(o.error.isEmpty(), qPrintable(o.error));
+        const std::vector<ServedModel> served = resolveServedModels(o.models);
+        QCOMPARE(served.size(), size_t(2));
+        QCOMPARE(served[0].name, std::string("tiny-mdlm"));
+        QCOMPARE(served[1].name, std::string("tiny/rev-b@2"));
+        QCOMPARE(served[1].folder, served[0].folder);
+
+        const ServerOptions twice = parseServerOptions({"dlmscope-server", "--model", modelDir(), "--model", modelDir() + "/"});
+        QVERIFY2(twice.error.isEmpty(), qPrintable(twice.error));
+        try {
+            resolveServedModels(twice.models);
+            QFAIL("two models named tiny-mdlm were accepted");
+        } catch (const dlm::Error& e) {
+            const QString what = QString::fromUtf8(e.what());
+            QVERIFY2(what.contains("both named 'tiny-mdlm'") && what.contains("--model NAME=DIR") &&
+                     what.count(modelDir()) == 2, e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(dlm::Error, resolveServedModels({{QString(), "/nonexistent/model"}}));
+
+        // A folder whose own name holds '=' is a folder, not NAME=DIR.
+        QTemporaryDir dir;
+        const QString odd = dir.filePath("a=b");
+        QVERIFY(QDir().mkpath(odd));
+        const ServerOptions folder = parseServerOptions({"dlmscope-server", "--model", odd});
+        QVERIFY2(folder.error.isEmpty(), qPrintable(folder.error));
+        QCOMPARE(folder.models.first().dir, odd);
+        QVERIFY(folder.models.first().name.isEmpty());
+
+        for (const QString bad : {"a b=" + modelDir(), "/abs=" + modelDir(), "a//b=" + modelDir(), "x?y=" + modelDir()})
+            QVERIFY2(parseServerOptions({"dlmscope-server", "--model", bad}).error.contains("a served model's name"), qPrintable(bad));
+        QVERIFY(parseServerOptions({"dlmscope-server", "--model", "name="}).error.contains("NAME=DIR"));
     }
 
     void tlsServesOnlyTls();

@@ -153,7 +153,7 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
         return s;
     };
     auto decode_once = [&](const StrategyPreset& p, int gen) {
-        DecodeSession session(backend, *tokenizer, config, prompt, settings_for(p, gen), DecodeLabels{model_folder_name(dir), ""}, &guiders);
+        DecodeSession session(backend, *tokenizer, config, prompt, settings_for(p, gen), DecodeLabels{.model = model_folder_name(dir)}, &guiders);
         backend.reset();
         const TransferTotals copied_before = backend.transfers();
         const auto t0 = Clock::now();

@@ -26,7 +26,12 @@ public:
             if (!(skip_special && is_special(id))) out += token_text(id);
         return out;
     }
-    std::string token_text(int32_t id) const override { return "<" + std::to_string(id) + ">"; }
+    std::string token_text(int32_t id) const override {
+        std::string text = std::to_string(id);  // appended, not "<" + …: GCC 12 warns falsely (-Wrestrict) on that
+        text.insert(text.begin(), '<');
+        text.push_back('>');
+        return text;
+    }
     bool is_special(int32_t id) const override {
         return std::find(specials_.begin(), specials_.end(), id) != specials_.end();
     }

@@ -102,7 +102,7 @@ MarkdownSection step_cpu_section(const StepCpuOptions& o) {
         s.track_kl = TrackKl::Off;
         s.display_top_k = 0;
         check_settings(s, config, r.prompt, nullptr);
-        DecodeSession session(*backend, *model.tokenizer, config, prompt, s, DecodeLabels{model_folder_name(dir), ""});
+        DecodeSession session(*backend, *model.tokenizer, config, prompt, s, DecodeLabels{.model = model_folder_name(dir)});
         double flops = 0;
         for (int i = 0; i <= o.steps && !session.finished(); ++i) {
             const StepTrace t = session.step();

@@ -247,7 +247,7 @@ std::string family_canvas_caption(const std::vector<EvalExample>& examples) {
 }
 
 MarkdownSection strategies(const BenchContext& ctx) {
-    LoadedModel model = load_model(ctx.model, {ctx.backend, ctx.threads});
+    LoadedModel model = load_model(ctx.model, {.backend = ctx.backend, .cpu_threads = ctx.threads});
     print_backend_note(model);
     const Checkpoint& ckpt = *model.checkpoint;
     const bool chat = ckpt.chat_template.recognised();

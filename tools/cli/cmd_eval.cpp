@@ -195,7 +195,7 @@ int eval_main(std::span<const std::string> args) {
         if (!*predictions) throw Error("cannot write predictions file '" + *path + "'");
     }
 
-    LoadedModel model = load_model(model_dir, {backend, threads});
+    LoadedModel model = load_model(model_dir, {.backend = backend, .cpu_threads = threads});
     const Checkpoint& ckpt = *model.checkpoint;
     const DecodeSettings settings = settings_from_args(a, model.generation);
     const bool chat = ckpt.chat_template.recognised();

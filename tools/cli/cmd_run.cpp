@@ -123,7 +123,7 @@ int run_main(std::span<const std::string> args) {
         }
     } unused_trace{a.get("trace")};
 
-    LoadedModel model = load_model(model_dir, {backend, threads});
+    LoadedModel model = load_model(model_dir, {.backend = backend, .cpu_threads = threads});
     const Checkpoint& ckpt = *model.checkpoint;
     const DecodeSettings settings = settings_from_args(a, model.generation);
     // A template the engine does not render exactly is never guessed: the prompt goes in raw, said once.
