@@ -64,6 +64,9 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     const QCommandLineOption trace("trace", "Open a recorded NDJSON trace (replays without a model).", "FILE");
     const QCommandLineOption shot("screenshot", "Save a PNG of the window when the run completes.", "FILE");
     const QCommandLineOption saveTrace("save-trace", "Save the run's NDJSON trace when it completes.", "FILE");
+    const QCommandLineOption saveAnimation("save-animation",
+                                           "Write the decode as an animated PNG (at the replay speed) when "
+                                           "the run completes.", "FILE");
     const QCommandLineOption preset("preset",
                                     "Strategy preset as the preset box names it, e.g. \"SureLock + unlocking\" "
                                     "(dlmscope-cli settings --presets lists them); --set changes it further.",
@@ -81,7 +84,7 @@ AppOptions parseAppOptions(const QStringList& arguments) {
                                      "Compute backend: auto (CUDA when usable, else CPU), cpu or cuda. "
                                      "Without a usable GPU the CPU runs, and the app says why.",
                                      "NAME");
-    p.addOptions({model, prompt, trace, shot, saveTrace, preset, set, cpreset, cset, autorun, compare, quit, inspect,
+    p.addOptions({model, prompt, trace, shot, saveTrace, saveAnimation, preset, set, cpreset, cset, autorun, compare, quit, inspect,
                   fresh, showStep, backend});
     AppOptions o;
     for (const QString& arg : arguments.mid(1)) {
@@ -105,6 +108,7 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     o.tracePath = p.value(trace);
     o.screenshotPath = p.value(shot);
     o.saveTracePath = p.value(saveTrace);
+    o.saveAnimationPath = p.value(saveAnimation);
     o.settings = p.values(set);
     o.compareSettings = p.values(cset);
     o.autorun = p.isSet(autorun);

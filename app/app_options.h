@@ -11,6 +11,7 @@ struct AppOptions {
     QString tracePath;       // --trace FILE: open a recorded trace (no model needed)
     QString screenshotPath;  // --screenshot FILE: grab the window when the run completes
     QString saveTracePath;   // --save-trace FILE: save the run's trace when it completes
+    QString saveAnimationPath;  // --save-animation FILE: write the decode as an animated PNG then
     int preset = -1;         // --preset NAME: index into dlm::strategy_presets(), applied before --set
     int comparePreset = -1;  // --compare-preset NAME: run B's preset, before --compare-set
     QStringList settings;    // --set KEY=VALUE (repeatable): decode settings for this launch

@@ -92,7 +92,9 @@ void Automation::onRunCompleted(bool ok) {
     } else if (options_.inspect >= 0 && window_) {
         QMetaObject::invokeMethod(window_, "openInspector", Q_ARG(QVariant, options_.inspect));
     }
-    if (options_.screenshotPath.isEmpty() && options_.saveTracePath.isEmpty() && !options_.quitWhenDone) return;
+    if (options_.screenshotPath.isEmpty() && options_.saveTracePath.isEmpty() && options_.saveAnimationPath.isEmpty() &&
+        !options_.quitWhenDone)
+        return;
     finish(ok);
 }
 
@@ -129,9 +131,25 @@ void Automation::finish(bool ok) {
                 std::fprintf(stdout, "dlmscope: trace %s\n", qPrintable(QFileInfo(options_.saveTracePath).absoluteFilePath()));
             }
         }
-        if (!controller_->errorString().isEmpty()) std::fprintf(stderr, "dlmscope: %s\n", qPrintable(controller_->errorString()));
-        std::fflush(stdout);
-        if (options_.quitWhenDone)
-            QCoreApplication::exit(ok && written && controller_->errorString().isEmpty() ? 0 : 1);
+        RunController* runs = controller_->runs();
+        if (!options_.saveAnimationPath.isEmpty()) QDir().mkpath(QFileInfo(options_.saveAnimationPath).absolutePath());
+        if (!options_.saveAnimationPath.isEmpty() && runs->exportAnimation(options_.saveAnimationPath)) {
+            // Written off the GUI thread: the launch concludes when it is done.
+            connect(runs, &RunController::exportingAnimationChanged, this, [this, ok, written, runs] {
+                if (runs->exportingAnimation()) return;
+                if (controller_->errorString().isEmpty())
+                    std::fprintf(stdout, "dlmscope: animation %s\n",
+                                 qPrintable(QFileInfo(options_.saveAnimationPath).absoluteFilePath()));
+                conclude(ok && written);
+            });
+            return;
+        }
+        conclude(ok && written);
     });
+}
+
+void Automation::conclude(bool ok) {
+    if (!controller_->errorString().isEmpty()) std::fprintf(stderr, "dlmscope: %s\n", qPrintable(controller_->errorString()));
+    std::fflush(stdout);
+    if (options_.quitWhenDone) QCoreApplication::exit(ok && controller_->errorString().isEmpty() ? 0 : 1);
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Launch-time automation from the command line: open the model or trace, apply --set and
 // --prompt, start the run (--autorun / --compare), open the inspector (--inspect), grab the
-// window (--screenshot) and quit (--quit-when-done) with 0 on success, 1 on any error.
+// window (--screenshot), save the trace and the animation (--save-trace, --save-animation) and
+// quit (--quit-when-done) with 0 on success, 1 on any error.
 #include <QObject>
 #include <QPointer>
 
@@ -21,6 +22,7 @@ private:
     void onModelChanged();
     void onRunCompleted(bool ok);
     void finish(bool ok);
+    void conclude(bool ok);  // says what went wrong; quits with --quit-when-done
 
     AppController* controller_;
     QPointer<QQuickWindow> window_;

@@ -64,6 +64,11 @@ int CanvasModel::shadeBucket(dlm::PosState state, float confidence) {
     return std::clamp(int(confidence * 16.f), 0, 15);
 }
 
+CanvasModel::CellKey CanvasModel::cellKey(const dlm::PositionTrace* p) {
+    if (!p) return {};
+    return {p->state, p->event, p->token, shadeBucket(p->state, p->confidence)};
+}
+
 void CanvasModel::resetLayout(int positions, int blockLength) {
     beginResetModel();
     positions_ = std::max(0, positions);
@@ -86,7 +91,7 @@ void CanvasModel::show(const StepTracePtr& step) {
             const auto& p = step_->positions[i];
             if (p.pos < 0 || p.pos >= positions_) continue;
             row_of_pos_[size_t(p.pos)] = int(i);
-            next[size_t(p.pos)] = CellKey{p.state, p.event, p.token, shadeBucket(p.state, p.confidence)};
+            next[size_t(p.pos)] = cellKey(&p);
         }
     }
     // Contiguous runs of changed rows -> one dataChanged each.

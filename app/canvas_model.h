@@ -50,12 +50,7 @@ public:
     // The confidence shade a cell is drawn with (16 levels; -1 = unshaded). Rows notify only
     // when their visible shade changes, so drifting confidences don't repaint the whole grid.
     static int shadeBucket(dlm::PosState state, float confidence);
-
-Q_SIGNALS:
-    void shownStepChanged();
-    void layoutReset();
-
-private:
+    // What a cell shows: a cell is repainted when this changes (here, and in the decode animation).
     struct CellKey {
         dlm::PosState state = dlm::PosState::Masked;
         dlm::PosEvent event = dlm::PosEvent::None;
@@ -63,6 +58,13 @@ private:
         int shade = -1;
         bool operator==(const CellKey&) const = default;
     };
+    static CellKey cellKey(const dlm::PositionTrace* p);  // null: a masked cell
+
+Q_SIGNALS:
+    void shownStepChanged();
+    void layoutReset();
+
+private:
     int positions_ = 0;
     int block_length_ = 0;
     StepTracePtr step_;

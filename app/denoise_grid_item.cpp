@@ -37,20 +37,6 @@ void DenoiseGridItem::setCanvas(CanvasModel* c) {
     Q_EMIT canvasChanged();
 }
 
-void DenoiseGridItem::setCellWidth(double w) {
-    if (qFuzzyCompare(w, cell_w_) || w < 8) return;
-    cell_w_ = w;
-    relayout();
-    Q_EMIT geometryParamsChanged();
-}
-
-void DenoiseGridItem::setCellHeight(double h) {
-    if (qFuzzyCompare(h, cell_h_) || h < 8) return;
-    cell_h_ = h;
-    relayout();
-    Q_EMIT geometryParamsChanged();
-}
-
 void DenoiseGridItem::setSelectedPosition(int p) {
     if (p == selected_) return;
     const int old = selected_;
@@ -76,7 +62,7 @@ void DenoiseGridItem::geometryChange(const QRectF& n, const QRectF& o) {
 void DenoiseGridItem::relayout() {
     const int positions = canvas_ ? canvas_->rowCount() : 0;
     const double oldHeight = geo_.contentHeight();
-    geo_ = GridGeometry::fit(positions, std::max(1.0, width()), cell_w_, cell_h_);
+    geo_ = GridGeometry::forCanvas(positions, std::max(1.0, width()));
     event_born_.assign(size_t(positions), -1);
     fading_.clear();
     if (!qFuzzyCompare(oldHeight + 1, geo_.contentHeight() + 1)) Q_EMIT contentHeightChanged();

@@ -18,8 +18,6 @@ class DenoiseGridItem : public QQuickPaintedItem {
     Q_OBJECT
     QML_ELEMENT
     Q_PROPERTY(CanvasModel* canvas READ canvas WRITE setCanvas NOTIFY canvasChanged)
-    Q_PROPERTY(double cellWidth READ cellWidth WRITE setCellWidth NOTIFY geometryParamsChanged)
-    Q_PROPERTY(double cellHeight READ cellHeight WRITE setCellHeight NOTIFY geometryParamsChanged)
     Q_PROPERTY(double contentHeight READ contentHeight NOTIFY contentHeightChanged)
     Q_PROPERTY(int selectedPosition READ selectedPosition WRITE setSelectedPosition NOTIFY selectedPositionChanged)
     Q_PROPERTY(int hoveredPosition READ hoveredPosition NOTIFY hoveredPositionChanged)
@@ -33,10 +31,6 @@ public:
 
     CanvasModel* canvas() const { return canvas_; }
     void setCanvas(CanvasModel* c);
-    double cellWidth() const { return cell_w_; }
-    void setCellWidth(double w);
-    double cellHeight() const { return cell_h_; }
-    void setCellHeight(double h);
     double contentHeight() const { return geo_.contentHeight(); }
     int selectedPosition() const { return selected_; }
     void setSelectedPosition(int p);
@@ -52,7 +46,6 @@ public:
 
 Q_SIGNALS:
     void canvasChanged();
-    void geometryParamsChanged();
     void contentHeightChanged();
     void selectedPositionChanged();
     void hoveredPositionChanged();
@@ -78,7 +71,6 @@ private:
     GridGeometry geo_;
     GridPainter painter_;
     QImage backing_;
-    double cell_w_ = 56, cell_h_ = 22;
     int selected_ = -1, hovered_ = -1;
     bool animate_ = true;
     qint64 cells_repainted_ = 0;

@@ -18,6 +18,11 @@ GridGeometry GridGeometry::fit(int positions, double width, double cellWidth, do
     return g;
 }
 
+GridGeometry GridGeometry::forCanvas(int positions, double width) {
+    const bool large = positions > 384;
+    return fit(positions, width, large ? 44 : 60, large ? 18 : 22);
+}
+
 QRectF GridGeometry::cellRect(int pos) const {
     const int r = pos / columns, c = pos % columns;
     return QRectF(c * (cellWidth + gap), r * (cellHeight + gap), cellWidth, cellHeight);

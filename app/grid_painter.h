@@ -16,6 +16,9 @@ struct GridGeometry {
     double cellWidth = 56, cellHeight = 22, gap = 2, blockGap = 0;
 
     static GridGeometry fit(int positions, double width, double cellWidth, double cellHeight);
+    // The grid of a canvas as the app and its exports lay it out: 60 × 22 cells, smaller (44 × 18)
+    // past 384 positions so a long canvas stays in view.
+    static GridGeometry forCanvas(int positions, double width);
     QRectF cellRect(int pos) const;
     int cellAt(QPointF p) const;  // -1 outside every cell
     double contentHeight() const;

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <optional>
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QPointer>
 #include <QSettings>
+#include <QThreadPool>
 
 #include "csv_export.h"
 #include "decode/settings_schema.h"
@@ -335,6 +338,59 @@ QString RunController::pathOfB(const QString& path) {
 
 QString RunController::comparePath(const QString& path) const {
     return compare_mode_ && compare_.hasRun() ? pathOfB(path) : QString();
+}
+
+RunController::~RunController() {
+    if (animation_cancel_) animation_cancel_->store(true);
+}
+
+bool RunController::exportAnimation(const QString& pathOrUrl) {
+    if (animation_cancel_) {
+        Q_EMIT errorMessage(tr("An animation is still being written; export again when it is done"));
+        return false;
+    }
+    if (run_.stepCount() == 0) {
+        Q_EMIT errorMessage(tr("There is no decode to export yet: run one or open a trace"));
+        return false;
+    }
+    const QString path = localPath(pathOrUrl), pathB = comparePath(path);
+    std::vector<std::pair<DecodeAnimation, QString>> jobs{{run_.animation(replay_speed_), path}};
+    if (!pathB.isEmpty()) jobs.push_back({compare_.animation(replay_speed_), pathB});
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    animation_cancel_ = cancel;
+    Q_EMIT exportingAnimationChanged();
+    Q_EMIT statusMessage(tr("Writing the animation to %1…").arg(path));
+    // Back on the GUI thread, and only while this controller still exists.
+    auto post = [self = QPointer<RunController>(this)](std::function<void(RunController*)> f) {
+        QMetaObject::invokeMethod(QCoreApplication::instance(), [self, f = std::move(f)] { if (self) f(self); },
+                                  Qt::QueuedConnection);
+    };
+    QThreadPool::globalInstance()->start([jobs = std::move(jobs), cancel, post] {
+        QString error;
+        int reported = 0;
+        for (size_t i = 0; i < jobs.size() && error.isEmpty(); ++i) {
+            const QString name = QFileInfo(jobs[i].second).fileName();
+            error = writeDecodeAnimation(jobs[i].first, jobs[i].second, [&](int done, int total) {
+                const int percent = 100 * done / total;
+                if (percent < reported + 10 || done == total) return;
+                reported = percent;
+                post([=](RunController* c) { Q_EMIT c->statusMessage(tr("Writing %1: %2 %").arg(name).arg(percent)); });
+            }, cancel.get());
+            reported = 0;
+        }
+        QStringList sizes;
+        for (const auto& j : jobs) sizes << QStringLiteral("%1 MB").arg(QFileInfo(j.second).size() / 1e6, 0, 'f', 1);
+        const QString a = jobs[0].second, b = jobs.size() > 1 ? jobs[1].second : QString();
+        const int frames = int(jobs[0].first.steps.size()) + 1;
+        post([=](RunController* c) {
+            if (!error.isEmpty()) Q_EMIT c->errorMessage(error);
+            else if (b.isEmpty()) Q_EMIT c->statusMessage(tr("Exported the decode as an animation of %1 frames to %2 (%3)").arg(frames).arg(a, sizes[0]));
+            else Q_EMIT c->statusMessage(tr("Exported the decodes as animations: A to %1 (%2), B to %3 (%4)").arg(a, sizes[0], b, sizes[1]));
+            c->animation_cancel_.reset();  // last: whoever waits for the end reads the outcome above
+            Q_EMIT c->exportingAnimationChanged();
+        });
+    });
+    return true;
 }
 
 bool RunController::saveTrace(const QString& pathOrUrl) {

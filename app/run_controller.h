@@ -5,6 +5,9 @@
 // one repaint. A compare pair is two runs of the same prompt and seed: B starts when A finishes
 // (not when A is stopped or fails); it may run on the other model the engine holds, to put a local
 // decode and a server's side by side. Answers for runs no longer shown are dropped by run id.
+#include <atomic>
+#include <memory>
+
 #include <QHash>
 #include <QObject>
 #include <QtQml/qqmlregistration.h>
@@ -37,11 +40,13 @@ class RunController : public QObject {
     Q_PROPERTY(double epsilon READ epsilon NOTIFY epsilonChanged)
     // The ε run B decoded with (0 where its strategy does not lock): its heatmap's band.
     Q_PROPERTY(double compareEpsilon READ compareEpsilon NOTIFY epsilonChanged)
+    Q_PROPERTY(bool exportingAnimation READ exportingAnimation NOTIFY exportingAnimationChanged)
 
 public:
     // persist: the replay speed is written to QSettings; restore: read from them at start.
     RunController(DecodeEngine* engine, ModelHost* model, DecodeConfig* config, bool persist, bool restore,
                   QObject* parent = nullptr);
+    ~RunController() override;  // stops an animation being written
 
     RunView* run() { return &run_; }
     RunView* compareRun() { return &compare_; }
@@ -82,6 +87,10 @@ public:
     Q_INVOKABLE QString comparePath(const QString& path) const;
     Q_INVOKABLE bool saveTrace(const QString& pathOrUrl);
     Q_INVOKABLE bool exportCsv(const QString& pathOrUrl);
+    // The decode as an animated PNG (B's beside it in compare mode), played at the replay speed;
+    // written off the GUI thread, the status line telling how far it is and where it went.
+    Q_INVOKABLE bool exportAnimation(const QString& pathOrUrl);
+    bool exportingAnimation() const { return bool(animation_cancel_); }
 
     void applyFrame();  // the frame tick (public for tests)
 
@@ -93,6 +102,7 @@ Q_SIGNALS:
     void replaySpeedChanged();
     void framesAppliedChanged();
     void epsilonChanged();
+    void exportingAnimationChanged();
     // A run (or compare pair, or an opened trace) is complete and shown: automation hooks here.
     void runCompleted(bool ok);
     void statusMessage(const QString& message);
@@ -122,4 +132,5 @@ private:
     QTimer frame_timer_, replay_timer_;
     double replay_speed_ = 20;
     int frames_applied_ = 0;
+    std::shared_ptr<std::atomic<bool>> animation_cancel_;  // set while an animation is written
 };

@@ -173,6 +173,19 @@ QString RunView::verdict() const {
                                                                                               : QStringLiteral("wrong");
 }
 
+DecodeAnimation RunView::animation(double stepsPerSecond) const {
+    DecodeAnimation a;
+    for (int i = 0; i < history_.stepCount(); ++i) a.steps.push_back(history_.stepPtr(i));
+    a.positions = history_.positionCount();
+    a.blockLength = blockLength();
+    a.title = title();
+    const QString v = verdict();
+    if (v == QLatin1String("correct")) a.verdict = tr("✓ Correct: %1").arg(expected_answer_);
+    else if (v == QLatin1String("wrong")) a.verdict = tr("✗ Wrong: answered “%1”, the answer is %2").arg(predictedAnswer(), expected_answer_);
+    a.stepsPerSecond = stepsPerSecond;
+    return a;
+}
+
 int RunView::unfinishedPositions() const {
     if (!complete() || history_.stopped() || history_.empty()) return 0;
     int masked = 0;

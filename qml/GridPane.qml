@@ -125,8 +125,6 @@ Rectangle {
                 width: scroll.availableWidth
                 height: Math.max(contentHeight, 1)
                 canvas: pane.run ? pane.run.canvas : null
-                cellWidth: pane.run && pane.run.positions > 384 ? 44 : 60
-                cellHeight: pane.run && pane.run.positions > 384 ? 18 : 22
                 selectedPosition: pane.selectedPosition
                 onClicked: (pos) => pane.positionClicked(pos)
             }

@@ -133,7 +133,8 @@ ApplicationWindow {
         property string what: "grid"
         fileMode: FileDialog.SaveFile
         acceptLabel: qsTr("Export")
-        title: what === "csv" ? qsTr("Export per-step statistics") : qsTr("Export PNG")
+        title: what === "csv" ? qsTr("Export per-step statistics")
+             : what === "animation" ? qsTr("Export the decode as an animated PNG") : qsTr("Export PNG")
         defaultSuffix: what === "csv" ? "csv" : "png"
         nameFilters: what === "csv" ? [qsTr("CSV (*.csv)")] : [qsTr("PNG (*.png)")]
         onAccepted: {
@@ -141,6 +142,7 @@ ApplicationWindow {
             if (path === "") return
             if (what === "csv") { App.runs.exportCsv(path); return }
             if (what === "charts") { charts.exportImage(path); return }
+            if (what === "animation") { App.runs.exportAnimation(path); return }
             // In compare mode B's image goes beside A's (<name>-B.png), as traces and CSV do.
             const pathB = App.runs.comparePath(path)
             const save = (onB, file) => what === "grid" ? (onB ? comparePane.gridB : mainGrid).grid.saveImage(file)
@@ -222,6 +224,12 @@ ApplicationWindow {
                     MenuItem { objectName: "exportGridItem"; text: qsTr("Grid as PNG…"); onTriggered: { exportDialog.what = "grid"; window.suggestFile(exportDialog, "grid", "png"); exportDialog.open() } }
                     MenuItem { objectName: "exportHeatmapItem"; text: qsTr("Heatmap as PNG…"); onTriggered: { exportDialog.what = "heatmap"; window.suggestFile(exportDialog, heatmaps.heatmap.mode === "reveal" ? "reveal-order" : "kl", "png"); exportDialog.open() } }
                     MenuItem { objectName: "exportChartsItem"; text: qsTr("Charts as PNG…"); onTriggered: { exportDialog.what = "charts"; window.suggestFile(exportDialog, "charts", "png"); exportDialog.open() } }
+                    MenuItem {
+                        objectName: "exportAnimationItem"
+                        text: App.runs.exportingAnimation ? qsTr("Decode as animation (writing…)") : qsTr("Decode as animation (APNG)…")
+                        enabled: App.runs.run.stepCount > 0 && !App.runs.exportingAnimation
+                        onTriggered: { exportDialog.what = "animation"; window.suggestFile(exportDialog, "decode", "png"); exportDialog.open() }
+                    }
                     MenuItem { objectName: "exportCsvItem"; text: qsTr("Per-step statistics as CSV…"); onTriggered: { exportDialog.what = "csv"; window.suggestFile(exportDialog, "steps", "csv"); exportDialog.open() } }
                 }
             }

@@ -273,6 +273,18 @@ private Q_SLOTS:
         trace_ = outDir() + "/e2e.ndjson";
         QVERIFY2(c.runs()->saveTrace(trace_), qPrintable(c.errorString()));
         QVERIFY(c.runs()->exportCsv(outDir() + "/e2e.csv"));
+        // The animation of the real decode: one frame per step after the masked canvas (what a
+        // viewer without APNG shows first).
+        const QString animation = outDir() + "/e2e-decode.png";
+        QFile::remove(animation);
+        QVERIFY(c.runs()->exportAnimation(animation));
+        QVERIFY(c.runs()->exportingAnimation());
+        QVERIFY(!c.runs()->exportAnimation(animation));  // one at a time
+        QTRY_VERIFY_WITH_TIMEOUT(!c.runs()->exportingAnimation(), 60000);
+        c.clearError();
+        QVERIFY2(c.status().contains(QString("animation of %1 frames to %2").arg(c.runs()->run()->stepCount() + 1).arg(animation)),
+                 qPrintable(c.status()));
+        QVERIFY(!QImage(animation).isNull());
         AppController::setInstance(nullptr);
     }
 
@@ -387,6 +399,7 @@ private Q_SLOTS:
         QCOMPARE(offered("saveTraceButton", "saveTraceDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking.ndjson / Save"));
         QCOMPARE(offered("exportGridItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-grid.png / Export"));
         QCOMPARE(offered("exportCsvItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-steps.csv / Export"));
+        QCOMPARE(offered("exportAnimationItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-decode.png / Export"));
         QCOMPARE(offered("exportHeatmapItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-kl.png / Export"));
     }
 

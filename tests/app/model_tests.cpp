@@ -1,5 +1,6 @@
 // Unit tests of the app's C++ models and painters (no engine run, no QML).
 #include <QAbstractItemModelTester>
+#include <QBuffer>
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -8,9 +9,11 @@
 
 #include <QLineSeries>
 
+#include "apng_writer.h"
 #include "canvas_model.h"
 #include "cell_style.h"
 #include "csv_export.h"
+#include "decode_animation.h"
 #include "denoise_grid_item.h"
 #include "grid_painter.h"
 #include "heatmap_item.h"
@@ -52,6 +55,96 @@ bool hasColour(const QImage& img, const QColor& c, int tolerance = 0) {
         }
     }
     return false;
+}
+
+// An APNG read back as a viewer plays it, written here from the format's description and sharing
+// nothing with the writer: every chunk's CRC (bit by bit), one sequence for fcTL and fdAT, and each
+// frame composed over the previous (blend source or over; the writer uses dispose none).
+struct PlayedApng {
+    int announced = -1, plays = -1;
+    std::vector<QImage> frames;
+    std::vector<int> delaysMs;
+    QString error;
+};
+
+quint32 crcBitwise(const QByteArray& bytes) {
+    quint32 c = 0xFFFFFFFFu;
+    for (char ch : bytes) {
+        c ^= quint8(ch);
+        for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+quint32 be32(const QByteArray& b, qsizetype at) {
+    return quint32(quint8(b[at])) << 24 | quint32(quint8(b[at + 1])) << 16 | quint32(quint8(b[at + 2])) << 8 | quint8(b[at + 3]);
+}
+
+QByteArray pngChunk(const char* type, const QByteArray& data) {
+    QByteArray c;
+    QDataStream(&c, QIODevice::WriteOnly) << quint32(data.size());
+    const QByteArray body = QByteArray(type, 4) + data;
+    c += body;
+    QByteArray crc;
+    QDataStream(&crc, QIODevice::WriteOnly) << crcBitwise(body);
+    return c + crc;
+}
+
+PlayedApng playApng(const QByteArray& file) {
+    PlayedApng out;
+    if (!file.startsWith(QByteArray("\x89PNG\r\n\x1a\n", 8))) return out.error = "no PNG signature", out;
+    QByteArray ihdr;
+    QImage canvas;
+    quint32 expectSeq = 0;
+    struct Pending { int w = 0, h = 0, x = 0, y = 0, blend = 0; QByteArray data; bool open = false; } frame;
+    auto compose = [&]() -> bool {
+        if (!frame.open) return true;
+        QByteArray hdr = ihdr;
+        QDataStream(&hdr, QIODevice::WriteOnly) << quint32(frame.w) << quint32(frame.h);
+        const QByteArray png = QByteArray("\x89PNG\r\n\x1a\n", 8) + pngChunk("IHDR", hdr) + pngChunk("IDAT", frame.data) + pngChunk("IEND", {});
+        const QImage part = QImage::fromData(png, "PNG").convertToFormat(QImage::Format_ARGB32);
+        if (part.isNull() || part.size() != QSize(frame.w, frame.h)) return out.error = "a frame does not decode", false;
+        for (int y = 0; y < frame.h; ++y)
+            for (int x = 0; x < frame.w; ++x) {
+                const QRgb px = part.pixel(x, y);
+                if (frame.blend == 1 && qAlpha(px) == 0) continue;
+                if (qAlpha(px) != 255) return out.error = "a partly transparent pixel", false;
+                canvas.setPixel(frame.x + x, frame.y + y, px);
+            }
+        out.frames.push_back(canvas.copy());
+        frame.open = false;
+        return true;
+    };
+    for (qsizetype at = 8; at < file.size();) {
+        if (at + 12 > file.size()) return out.error = "a truncated chunk", out;
+        const quint32 n = be32(file, at);
+        const QByteArray type = file.mid(at + 4, 4), data = file.mid(at + 8, n);
+        if (be32(file, at + 8 + n) != crcBitwise(type + data)) return out.error = "bad CRC in " + QString(type), out;
+        at += 12 + n;
+        if (type == "IHDR") {
+            ihdr = data;
+            canvas = QImage(int(be32(data, 0)), int(be32(data, 4)), QImage::Format_ARGB32);
+            canvas.fill(Qt::transparent);
+        } else if (type == "acTL") {
+            out.announced = int(be32(data, 0));
+            out.plays = int(be32(data, 4));
+        } else if (type == "fcTL") {
+            if (!compose()) return out;
+            if (be32(data, 0) != expectSeq++) return out.error = "fcTL out of sequence", out;
+            frame = {int(be32(data, 4)), int(be32(data, 8)), int(be32(data, 12)), int(be32(data, 16)), quint8(data[25]), {}, true};
+            if (quint8(data[24]) != 0) return out.error = "a dispose op other than none", out;
+            const int num = quint8(data[20]) << 8 | quint8(data[21]), den = quint8(data[22]) << 8 | quint8(data[23]);
+            out.delaysMs.push_back(den == 0 ? num * 10 : num * 1000 / den);
+        } else if (type == "IDAT") {
+            frame.data += data;
+        } else if (type == "fdAT") {
+            if (be32(data, 0) != expectSeq++) return out.error = "fdAT out of sequence", out;
+            frame.data += data.mid(4);
+        } else if (type == "IEND") {
+            compose();
+        }
+    }
+    return out;
 }
 
 }  // namespace
@@ -260,8 +353,7 @@ private Q_SLOTS:
         view.begin(run.header);
         DenoiseGridItem item;
         item.setSize(QSizeF(1200, 800));
-        item.setCellWidth(44);
-        item.setCellHeight(18);
+        QCOMPARE(GridGeometry::forCanvas(n, 1200).cellHeight, 18.0);  // the long canvas's smaller cells
         item.setCanvas(view.canvas());
         QElapsedTimer t;
         t.start();
@@ -446,6 +538,109 @@ private Q_SLOTS:
     }
 };
 
+class AnimationTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Frames come back exactly as given, however they differ: whole, not at all, one pixel, two
+    // corners far apart.
+    void apngFramesPlayBackAsGiven() {
+        QImage a(40, 30, QImage::Format_RGB32);
+        a.fill(QColor(20, 30, 40));
+        QImage b = a.copy();
+        b.setPixel(7, 9, qRgb(255, 0, 0));
+        QImage c = b.copy();
+        c.setPixel(0, 0, qRgb(1, 2, 3));
+        c.setPixel(39, 29, qRgb(4, 5, 6));
+        QImage d(40, 30, QImage::Format_RGB32);
+        d.fill(QColor(200, 100, 0));
+        const std::vector<QImage> given{a, b, b, c, d};
+        QByteArray bytes;
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        ApngWriter writer(buffer, a.size(), int(given.size()));
+        for (size_t i = 0; i < given.size(); ++i) QVERIFY2(writer.addFrame(given[i], 100 + int(i)), qPrintable(writer.error()));
+        QVERIFY2(writer.finish(), qPrintable(writer.error()));
+        const PlayedApng played = playApng(bytes);
+        QVERIFY2(played.error.isEmpty(), qPrintable(played.error));
+        QCOMPARE(played.announced, int(given.size()));
+        QCOMPARE(played.plays, 0);
+        QCOMPARE(played.frames.size(), given.size());
+        for (size_t i = 0; i < given.size(); ++i) {
+            QCOMPARE(played.frames[i], given[i].convertToFormat(QImage::Format_ARGB32));
+            QCOMPARE(played.delaysMs[i], 100 + int(i));
+        }
+        // A viewer without APNG support shows the first frame.
+        QCOMPARE(QImage::fromData(bytes, "PNG").convertToFormat(QImage::Format_ARGB32), given[0].convertToFormat(QImage::Format_ARGB32));
+        // Fewer frames than announced is an error, not a short file passed off as whole.
+        QBuffer other;
+        other.open(QIODevice::WriteOnly);
+        ApngWriter shortOne(other, a.size(), 3);
+        QVERIFY(shortOne.addFrame(a, 10));
+        QVERIFY(!shortOne.finish());
+        QVERIFY(shortOne.error().contains("3 frames announced, 1 written"));
+        QVERIFY(!shortOne.addFrame(b.scaled(10, 10), 10));
+    }
+
+    // Every frame's grid is the grid the app paints for that step (the masked canvas first), though
+    // the animation repaints only the cells that changed; the timing follows the replay speed.
+    void theAnimationShowsEachStepAsTheGridPaintsIt() {
+        const SyntheticRun run = makeSyntheticRun(45, 14);
+        DecodeAnimation a;
+        a.steps = run.steps;
+        a.positions = 45;
+        a.blockLength = 0;
+        a.title = "synthetic · SureLock";
+        a.verdict = "✓ Correct: 5";
+        a.stepsPerSecond = 25;
+        QTemporaryDir dir;
+        const QString path = dir.filePath("decode.png");
+        int reported = 0;
+        QCOMPARE(writeDecodeAnimation(a, path, [&](int done, int total) { reported = done; QCOMPARE(total, 15); }), QString());
+        QCOMPARE(reported, 15);
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const PlayedApng played = playApng(f.readAll());
+        QVERIFY2(played.error.isEmpty(), qPrintable(played.error));
+        QCOMPARE(played.frames.size(), size_t(15));
+        QCOMPARE(played.delaysMs.front(), 500);
+        QCOMPARE(played.delaysMs[7], 40);
+        QCOMPARE(played.delaysMs.back(), 3000);
+
+        CanvasModel canvas;
+        canvas.resetLayout(a.positions, a.blockLength);
+        GridPainter painter;
+        const qreal dpr = a.pixelRatio();
+        const QPoint origin = (DecodeAnimation::gridOrigin() * dpr).toPoint();
+        for (size_t f = 0; f < played.frames.size(); ++f) {
+            canvas.show(f == 0 ? StepTracePtr() : run.steps[f - 1]);
+            QImage grid = painter.render(canvas, a.geometry(), dpr).convertToFormat(QImage::Format_ARGB32);
+            grid.setDevicePixelRatio(1);
+            QCOMPARE(played.frames[f].copy(QRect(origin, grid.size())), grid);
+        }
+        // The caption changes with the step (and the verdict at the end).
+        const QRect caption(0, 0, played.frames[0].width(), origin.y());
+        QVERIFY(played.frames[1].copy(caption) != played.frames[2].copy(caption));
+        QVERIFY(played.frames[13].copy(caption) != played.frames[14].copy(caption));
+    }
+
+    void aFileThatCannotBeWrittenOrAStoppedExportLeavesNothing() {
+        DecodeAnimation a;
+        const SyntheticRun run = makeSyntheticRun(20, 6);
+        a.steps = run.steps;
+        a.positions = 20;
+        QTemporaryDir dir;
+        const QString missing = dir.filePath("no/such/folder/decode.png");
+        QVERIFY(writeDecodeAnimation(a, missing).contains(missing));
+        const QString path = dir.filePath("decode.png");
+        std::atomic<bool> stop{false};
+        const QString stopped = writeDecodeAnimation(a, path, [&](int done, int) { if (done == 3) stop = true; }, &stop);
+        QVERIFY2(stopped.startsWith("Stopped"), qPrintable(stopped));
+        QVERIFY(!QFileInfo::exists(path));
+        QVERIFY(writeDecodeAnimation(DecodeAnimation{}, path).contains("no steps"));
+        QVERIFY(!QFileInfo::exists(path));
+    }
+};
+
 int main(int argc, char** argv) {
     QGuiApplication app(argc, argv);
     int status = 0;
@@ -467,6 +662,7 @@ int main(int argc, char** argv) {
     run(GridTest());
     run(HeatmapTest());
     run(SeriesFeederTest());
+    run(AnimationTest());
     return status;
 }
 

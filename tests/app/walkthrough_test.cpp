@@ -221,8 +221,8 @@ private Q_SLOTS:
         QVERIFY2(c_->errorString().isEmpty(), qPrintable(c_->errorString()));
         QVERIFY(!c_->runs()->compareSummary().isEmpty());
         win_->grabWindow().save(outDir() + "/3-compare.png");
-        // The grid's and the heatmap's exports keep both sides: B beside A.
-        for (const char* exported : {"Grid", "Heatmap"}) {
+        // The grid's, the heatmap's and the animation's exports keep both sides: B beside A.
+        for (const char* exported : {"Grid", "Heatmap", "Animation"}) {
             const QString stem = outDir() + "/compare-" + QString::fromLatin1(exported).toLower();
             const QString a = stem + ".png", b = stem + "-B.png";
             QFile::remove(a);
@@ -233,7 +233,8 @@ private Q_SLOTS:
             QTest::qWait(300);  // the menu's open transition
             click(item);
             acceptDialog("exportDialog", "selectedFile", a);
-            QTRY_VERIFY2(QFileInfo(a).size() > 0 && QFileInfo(b).size() > 0, exported);
+            // The animation is written off the GUI thread, frame by frame.
+            QTRY_VERIFY2_WITH_TIMEOUT(QFileInfo(a).size() > 0 && QFileInfo(b).size() > 0, exported, 60000);
             QVERIFY2(QImage(a) != QImage(b), exported);
             QTRY_VERIFY2(c_->status().contains(QFileInfo(b).fileName()), qPrintable(c_->status()));
         }
