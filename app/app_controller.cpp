@@ -56,11 +56,9 @@ AppController::~AppController() {
 
 QVariantList AppController::legend() const {
     QVariantList out;
-    using dlm::PosEvent;
-    using dlm::PosState;
-    for (auto s : {PosState::Prompt, PosState::Masked, PosState::Active, PosState::Locked, PosState::Frozen, PosState::Seed})
+    for (auto s : cell_style::legendStates())
         out.push_back(QVariantMap{{"kind", "state"}, {"name", cell_style::stateLabel(s)}, {"color", cell_style::stateColor(s)}, {"glyph", QString()}});
-    for (auto e : {PosEvent::Unmask, PosEvent::Remask, PosEvent::Replace, PosEvent::FlipFlop, PosEvent::Lock, PosEvent::Unlock, PosEvent::Keep})
+    for (auto e : cell_style::legendEvents())
         out.push_back(QVariantMap{{"kind", "event"}, {"name", cell_style::eventLabel(e)}, {"color", cell_style::eventColor(e)}, {"glyph", cell_style::eventGlyph(e)}});
     return out;
 }

@@ -37,6 +37,18 @@ QColor eventColor(PosEvent e) {
 QString stateLabel(PosState s) { return QString::fromUtf8(dlm::pos_state_name(s).data(), qsizetype(dlm::pos_state_name(s).size())); }
 QString eventLabel(PosEvent e) { return QString::fromUtf8(dlm::pos_event_name(e).data(), qsizetype(dlm::pos_event_name(e).size())); }
 
+const std::vector<PosState>& legendStates() {
+    static const std::vector<PosState> order{PosState::Prompt, PosState::Masked, PosState::Active,
+                                             PosState::Locked, PosState::Frozen, PosState::Seed};
+    return order;
+}
+
+const std::vector<PosEvent>& legendEvents() {
+    static const std::vector<PosEvent> order{PosEvent::Unmask, PosEvent::Remask, PosEvent::Replace, PosEvent::FlipFlop,
+                                             PosEvent::Lock, PosEvent::Unlock, PosEvent::Keep};
+    return order;
+}
+
 QString eventGlyph(PosEvent e) {
     switch (e) {
     case PosEvent::None: return {};

@@ -2,6 +2,8 @@
 // The grid's visual language in one place (design.md §4): a colour per position state, a mark
 // colour per event, and how token text is made visible (spaces, newlines, special tokens). The
 // QML Theme and the legend read the same values through AppController::palette().
+#include <vector>
+
 #include <QColor>
 #include <QString>
 
@@ -15,6 +17,9 @@ QString stateLabel(dlm::PosState s);
 QString eventLabel(dlm::PosEvent e);
 // A short glyph drawn in the cell's corner for the event of the shown step.
 QString eventGlyph(dlm::PosEvent e);
+// The states and the events in the order legends list them.
+const std::vector<dlm::PosState>& legendStates();
+const std::vector<dlm::PosEvent>& legendEvents();
 
 QColor background();
 QColor textColor();

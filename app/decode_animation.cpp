@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -18,6 +19,63 @@ namespace {
 constexpr double kWidth = 960, kMargin = 8, kCaption = 28;
 constexpr int kLastFrameMs = 3000, kFirstFrameMinMs = 500;
 
+// What the frames show, in the legend's order: the states and events that occur in the run (a
+// masked cell always), so a slide explains its own colours and marks.
+struct LegendEntry {
+    QColor color;
+    QString glyph, name;  // glyph: an event's mark; empty for a state
+};
+
+std::vector<LegendEntry> legendOf(const DecodeAnimation& a) {
+    std::set<dlm::PosState> states{dlm::PosState::Masked};
+    std::set<dlm::PosEvent> events;
+    for (const auto& step : a.steps)
+        for (const auto& p : step->positions) {
+            states.insert(p.state);
+            if (p.event != dlm::PosEvent::None) events.insert(p.event);
+        }
+    std::vector<LegendEntry> out;
+    for (auto s : cell_style::legendStates())
+        if (states.count(s)) out.push_back({cell_style::stateColor(s), {}, cell_style::stateLabel(s)});
+    for (auto e : cell_style::legendEvents())
+        if (events.count(e)) out.push_back({cell_style::eventColor(e), cell_style::eventGlyph(e), cell_style::eventLabel(e)});
+    return out;
+}
+
+// Lays the legend out in rows within `width` from `top`; paints it when given a painter. Returns
+// its height.
+double layOutLegend(const std::vector<LegendEntry>& legend, const QFont& font, double width, double top, QPainter* g) {
+    const QFontMetricsF metrics(font);
+    constexpr double swatch = 14, row = 22, spacing = 14;
+    double x = 0, y = top;
+    for (const LegendEntry& e : legend) {
+        const double w = swatch + 5 + metrics.horizontalAdvance(e.name);
+        if (x > 0 && x + w > width) x = 0, y += row;
+        if (g) {
+            const QRectF box(kMargin + x, y + (row - swatch) / 2, swatch, swatch);
+            if (e.glyph.isEmpty()) {
+                g->setPen(Qt::NoPen);
+                g->setBrush(e.color);
+            } else {
+                g->setPen(QPen(e.color, 2));
+                g->setBrush(Qt::NoBrush);
+            }
+            g->drawRoundedRect(box, 3, 3);
+            QFont small = font;
+            small.setPixelSize(9);
+            small.setBold(true);
+            g->setFont(small);
+            g->setPen(e.color);
+            g->drawText(box, Qt::AlignCenter, e.glyph);
+            g->setFont(font);
+            g->setPen(e.glyph.isEmpty() ? cell_style::textColor() : cell_style::dimText());
+            g->drawText(QRectF(box.right() + 5, y, w, row), Qt::AlignLeft | Qt::AlignVCenter, e.name);
+        }
+        x += w + spacing;
+    }
+    return legend.empty() ? 0 : y + row - top;
+}
+
 }  // namespace
 
 GridGeometry DecodeAnimation::geometry() const { return GridGeometry::forCanvas(positions, kWidth); }
@@ -33,7 +91,13 @@ QString writeDecodeAnimation(const DecodeAnimation& a, const QString& path,
     const GridGeometry geo = a.geometry();
     const qreal dpr = a.pixelRatio();
     const double gridWidth = geo.columns * (geo.cellWidth + geo.gap) - geo.gap;
-    const QSizeF logical(gridWidth + 2 * kMargin, kCaption + geo.contentHeight() + kMargin);
+    QFont font = QFontDatabase::systemFont(QFontDatabase::GeneralFont);
+    font.setPixelSize(13);
+    const QFontMetricsF metrics(font);
+    const std::vector<LegendEntry> legend = legendOf(a);
+    const double legendTop = kCaption + geo.contentHeight() + kMargin;
+    const double legendHeight = layOutLegend(legend, font, gridWidth, legendTop, nullptr);
+    const QSizeF logical(gridWidth + 2 * kMargin, legendTop + legendHeight + kMargin);
     const QSize pixels(int(std::ceil(logical.width() * dpr)), int(std::ceil(logical.height() * dpr)));
     const QPointF origin = DecodeAnimation::gridOrigin();
 
@@ -46,9 +110,12 @@ QString writeDecodeAnimation(const DecodeAnimation& a, const QString& path,
     image.setDevicePixelRatio(dpr);
     image.fill(cell_style::background());
     GridPainter cells;
-    QFont font = QFontDatabase::systemFont(QFontDatabase::GeneralFont);
-    font.setPixelSize(13);
-    const QFontMetricsF metrics(font);
+    {
+        QPainter g(&image);  // the legend stays: drawn once, it costs later frames nothing
+        g.setRenderHint(QPainter::Antialiasing);
+        g.setRenderHint(QPainter::TextAntialiasing);
+        layOutLegend(legend, font, gridWidth, legendTop, &g);
+    }
     const int stepMs = int(std::lround(1000.0 / std::clamp(a.stepsPerSecond, 0.5, 240.0)));
     std::vector<CanvasModel::CellKey> shown(size_t(a.positions));
     std::vector<const dlm::PositionTrace*> at(size_t(a.positions));

@@ -617,6 +617,13 @@ private Q_SLOTS:
             grid.setDevicePixelRatio(1);
             QCOMPARE(played.frames[f].copy(QRect(origin, grid.size())), grid);
         }
+        // The legend under the grid names what the run shows (it locks, nothing is frozen) and
+        // stays as it is.
+        const int gridBottom = origin.y() + painter.render(canvas, a.geometry(), dpr).height();
+        const QRect legend(0, gridBottom, played.frames[0].width(), played.frames[0].height() - gridBottom);
+        QCOMPARE(played.frames.front().copy(legend), played.frames.back().copy(legend));
+        QVERIFY(hasColour(played.frames[0].copy(legend), cell_style::stateColor(dlm::PosState::Locked)));
+        QVERIFY(!hasColour(played.frames[0].copy(legend), cell_style::stateColor(dlm::PosState::Frozen)));
         // The caption changes with the step (and the verdict at the end).
         const QRect caption(0, 0, played.frames[0].width(), origin.y());
         QVERIFY(played.frames[1].copy(caption) != played.frames[2].copy(caption));
