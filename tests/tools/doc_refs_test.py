@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """tools/check_doc_refs.py: the repository passes, and a tree with a broken reference fails."""
 # check_doc_refs: made-up paths (the trees below cite missing files on purpose)
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,6 +19,7 @@ assert r.returncode == 0, "the repository cites files or sections that do not ex
 
 def tree(files):
     d = tempfile.mkdtemp()
+    atexit.register(shutil.rmtree, d, ignore_errors=True)  # a failed assertion cleans up too
     for rel, text in files.items():
         os.makedirs(os.path.dirname(os.path.join(d, rel)), exist_ok=True)
         with open(os.path.join(d, rel), "w") as f:
