@@ -16,7 +16,7 @@
 
 namespace {
 
-constexpr double kWidth = 960, kMargin = 8, kCaption = 28;
+constexpr double kWidth = 960, kMargin = 8, kCaption = 28, kPanelGap = 12;
 constexpr int kLastFrameMs = 3000, kFirstFrameMinMs = 500;
 
 // What the frames show, in the legend's order: the states and events that occur in the run (a
@@ -29,11 +29,12 @@ struct LegendEntry {
 std::vector<LegendEntry> legendOf(const DecodeAnimation& a) {
     std::set<dlm::PosState> states{dlm::PosState::Masked};
     std::set<dlm::PosEvent> events;
-    for (const auto& step : a.steps)
-        for (const auto& p : step->positions) {
-            states.insert(p.state);
-            if (p.event != dlm::PosEvent::None) events.insert(p.event);
-        }
+    for (const DecodePanel& panel : a.panels)
+        for (const auto& step : panel.steps)
+            for (const auto& p : step->positions) {
+                states.insert(p.state);
+                if (p.event != dlm::PosEvent::None) events.insert(p.event);
+            }
     std::vector<LegendEntry> out;
     for (auto s : cell_style::legendStates())
         if (states.count(s)) out.push_back({cell_style::stateColor(s), {}, cell_style::stateLabel(s)});
@@ -78,32 +79,53 @@ double layOutLegend(const std::vector<LegendEntry>& legend, const QFont& font, d
 
 }  // namespace
 
-GridGeometry DecodeAnimation::geometry() const { return GridGeometry::forCanvas(positions, kWidth); }
+int DecodeAnimation::frames() const {
+    size_t steps = 0;
+    for (const DecodePanel& p : panels) steps = std::max(steps, p.steps.size());
+    return int(steps) + 1;
+}
 
-QPointF DecodeAnimation::gridOrigin() { return {kMargin, kCaption}; }
+GridGeometry DecodeAnimation::geometry(size_t panel) const {
+    return GridGeometry::forCanvas(panels.at(panel).positions, kWidth);
+}
 
-qreal DecodeAnimation::pixelRatio() const { return positions > 384 ? 1.0 : 2.0; }
+QPointF DecodeAnimation::gridOrigin(size_t panel) const {
+    double top = 0;
+    for (size_t i = 0; i < panel; ++i) top += kCaption + geometry(i).contentHeight() + kPanelGap;
+    return {kMargin, top + kCaption};
+}
+
+qreal DecodeAnimation::pixelRatio() const {
+    for (const DecodePanel& p : panels)
+        if (p.positions > 384) return 1.0;
+    return 2.0;
+}
 
 QString writeDecodeAnimation(const DecodeAnimation& a, const QString& path,
                              const std::function<void(int, int)>& progress, const std::atomic<bool>* cancel) {
     const QString name = QFileInfo(path).fileName();
-    if (a.steps.empty() || a.positions <= 0) return QStringLiteral("Could not write %1: the run has no steps").arg(name);
-    const GridGeometry geo = a.geometry();
+    if (a.panels.empty()) return QStringLiteral("Could not write %1: the run has no steps").arg(name);
+    for (const DecodePanel& p : a.panels)
+        if (p.steps.empty() || p.positions <= 0) return QStringLiteral("Could not write %1: a run has no steps").arg(name);
     const qreal dpr = a.pixelRatio();
-    const double gridWidth = geo.columns * (geo.cellWidth + geo.gap) - geo.gap;
+    double width = 0;  // the widest grid's, margins included
+    for (size_t i = 0; i < a.panels.size(); ++i) {
+        const GridGeometry geo = a.geometry(i);
+        width = std::max(width, geo.columns * (geo.cellWidth + geo.gap) - geo.gap + 2 * kMargin);
+    }
     QFont font = QFontDatabase::systemFont(QFontDatabase::GeneralFont);
     font.setPixelSize(13);
     const QFontMetricsF metrics(font);
     const std::vector<LegendEntry> legend = legendOf(a);
-    const double legendTop = kCaption + geo.contentHeight() + kMargin;
-    const double legendHeight = layOutLegend(legend, font, gridWidth, legendTop, nullptr);
-    const QSizeF logical(gridWidth + 2 * kMargin, legendTop + legendHeight + kMargin);
+    const size_t last = a.panels.size() - 1;
+    const double legendTop = a.gridOrigin(last).y() + a.geometry(last).contentHeight() + kMargin;
+    const double legendHeight = layOutLegend(legend, font, width - 2 * kMargin, legendTop, nullptr);
+    const QSizeF logical(width, legendTop + legendHeight + kMargin);
     const QSize pixels(int(std::ceil(logical.width() * dpr)), int(std::ceil(logical.height() * dpr)));
-    const QPointF origin = DecodeAnimation::gridOrigin();
 
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return QStringLiteral("Could not write %1: %2").arg(path, file.errorString());
-    const int frames = int(a.steps.size()) + 1;  // the masked canvas, then every step
+    const int frames = a.frames();
     ApngWriter writer(file, pixels, frames);
 
     QImage image(pixels, QImage::Format_RGB32);
@@ -114,45 +136,50 @@ QString writeDecodeAnimation(const DecodeAnimation& a, const QString& path,
         QPainter g(&image);  // the legend stays: drawn once, it costs later frames nothing
         g.setRenderHint(QPainter::Antialiasing);
         g.setRenderHint(QPainter::TextAntialiasing);
-        layOutLegend(legend, font, gridWidth, legendTop, &g);
+        layOutLegend(legend, font, width - 2 * kMargin, legendTop, &g);
     }
     const int stepMs = int(std::lround(1000.0 / std::clamp(a.stepsPerSecond, 0.5, 240.0)));
-    std::vector<CanvasModel::CellKey> shown(size_t(a.positions));
-    std::vector<const dlm::PositionTrace*> at(size_t(a.positions));
+    std::vector<std::vector<CanvasModel::CellKey>> shown;
+    for (const DecodePanel& p : a.panels) shown.emplace_back(size_t(p.positions));
 
     for (int f = 0; f < frames; ++f) {
         if (cancel && cancel->load()) return QStringLiteral("Stopped writing %1").arg(name);
         QPainter g(&image);
         g.setRenderHint(QPainter::Antialiasing);
         g.setRenderHint(QPainter::TextAntialiasing);
+        for (size_t i = 0; i < a.panels.size(); ++i) {
+            const DecodePanel& panel = a.panels[i];
+            const GridGeometry geo = a.geometry(i);
+            const QPointF origin = a.gridOrigin(i);
+            const int steps = int(panel.steps.size()), step = std::min(f, steps);
 
-        const QRectF caption(kMargin, 0, gridWidth, kCaption);
-        g.fillRect(QRectF(0, 0, logical.width(), kCaption), cell_style::background());
-        const bool last = f == frames - 1;
-        QString where = f == 0 ? QStringLiteral("masked, step 0 of %1").arg(frames - 1)
-                               : QStringLiteral("step %1 of %2").arg(f).arg(frames - 1);
-        if (last && !a.verdict.isEmpty()) where += QStringLiteral("  ·  ") + a.verdict;
-        g.setFont(font);
-        g.setPen(cell_style::textColor());
-        g.drawText(caption, Qt::AlignRight | Qt::AlignVCenter, where);
-        const double titleWidth = std::max(0.0, gridWidth - metrics.horizontalAdvance(where) - 16);
-        g.drawText(QRectF(caption.x(), 0, titleWidth, kCaption), Qt::AlignLeft | Qt::AlignVCenter,
-                   metrics.elidedText(a.title, Qt::ElideRight, titleWidth));
+            const QRectF caption(kMargin, origin.y() - kCaption, logical.width() - 2 * kMargin, kCaption);
+            g.fillRect(caption.adjusted(-kMargin, 0, kMargin, 0), cell_style::background());
+            QString where = f == 0       ? QStringLiteral("masked, step 0 of %1").arg(steps)
+                            : f <= steps ? QStringLiteral("step %1 of %2").arg(f).arg(steps)
+                                         : QStringLiteral("done in %1 steps").arg(steps);
+            if (step == steps && !panel.verdict.isEmpty()) where += QStringLiteral("  ·  ") + panel.verdict;
+            g.setFont(font);  // the cells of the panel above set their own
+            g.setPen(cell_style::textColor());
+            g.drawText(caption, Qt::AlignRight | Qt::AlignVCenter, where);
+            const double titleWidth = std::max(0.0, caption.width() - metrics.horizontalAdvance(where) - 16);
+            g.drawText(QRectF(caption.x(), caption.y(), titleWidth, kCaption), Qt::AlignLeft | Qt::AlignVCenter,
+                       metrics.elidedText(panel.title, Qt::ElideRight, titleWidth));
 
-        std::fill(at.begin(), at.end(), nullptr);
-        if (f > 0)
-            for (const auto& p : a.steps[size_t(f - 1)]->positions)
-                if (p.pos >= 0 && p.pos < a.positions) at[size_t(p.pos)] = &p;
-        for (int pos = 0; pos < a.positions; ++pos) {  // only what changed is repainted, as the app's grid does
-            const CanvasModel::CellKey look = CanvasModel::cellKey(at[size_t(pos)]);
-            if (f > 0 && look == shown[size_t(pos)]) continue;
-            shown[size_t(pos)] = look;
-            const QRectF r = geo.cellRect(pos).translated(origin);
-            cells.paintCell(g, r, at[size_t(pos)], pos, a.blockLength, 1.0, false);
+            std::vector<const dlm::PositionTrace*> at(size_t(panel.positions), nullptr);
+            if (step > 0)
+                for (const auto& p : panel.steps[size_t(step - 1)]->positions)
+                    if (p.pos >= 0 && p.pos < panel.positions) at[size_t(p.pos)] = &p;
+            for (int pos = 0; pos < panel.positions; ++pos) {  // only what changed is repainted, as the app's grid does
+                const CanvasModel::CellKey look = CanvasModel::cellKey(at[size_t(pos)]);
+                if (f > 0 && look == shown[i][size_t(pos)]) continue;
+                shown[i][size_t(pos)] = look;
+                cells.paintCell(g, geo.cellRect(pos).translated(origin), at[size_t(pos)], pos, panel.blockLength, 1.0, false);
+            }
         }
         g.end();
 
-        const int delay = last ? kLastFrameMs : f == 0 ? std::max(stepMs, kFirstFrameMinMs) : stepMs;
+        const int delay = f == frames - 1 ? kLastFrameMs : f == 0 ? std::max(stepMs, kFirstFrameMinMs) : stepMs;
         if (!writer.addFrame(image, delay)) return QStringLiteral("Could not write %1: %2").arg(path, writer.error());
         if (progress) progress(f + 1, frames);
     }

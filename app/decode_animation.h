@@ -1,8 +1,10 @@
 #pragma once
-// A run's decode as an animated PNG: the masked canvas, then the grid after every step, as the
-// app's grid paints it (each step's events marked), under a caption with the run's title and the
-// step; the last frame adds the verdict and stays a few seconds. For slides and lecture notes.
-// Plain data in, a file out: it runs off the GUI thread.
+// A decode as an animated PNG: the masked canvas, then the grid after every step, as the app's
+// grid paints it (each step's events marked), under a caption with the run's title and the step,
+// over a legend of what it shows; the last frame stays a few seconds. Compare mode's two runs go
+// in one picture, A above B, in lock-step as the compare view shows them (a run that ends first
+// stays at its last step). For slides and lecture notes. Plain data in, a file out: it runs off
+// the GUI thread.
 #include <atomic>
 #include <functional>
 #include <vector>
@@ -12,19 +14,26 @@
 #include "grid_painter.h"
 #include "trace_ptr.h"
 
-struct DecodeAnimation {
+// One run's part of the picture.
+struct DecodePanel {
     std::vector<StepTracePtr> steps;
     int positions = 0;
     int blockLength = 0;
-    QString title;         // "tiny-mdlm · SureLock"
-    QString verdict;       // shown on the last frame ("✓ Correct: 18"); may be empty
+    QString title;    // "tiny-mdlm · SureLock" ("A · …" in compare mode)
+    QString verdict;  // shown from the run's last step on ("✓ Correct: 18"); may be empty
+};
+
+struct DecodeAnimation {
+    std::vector<DecodePanel> panels;  // one run, or A and B
     double stepsPerSecond = 20;
 
-    // The picture's layout: the app's grid 960 points wide; twice the pixels for a canvas
-    // small enough to stay a few MB (crisp on a projector), once beyond.
-    GridGeometry geometry() const;
+    int frames() const;  // the masked canvas, then every step of the longest run
+    // The picture's layout: each run's grid as the app lays it out, 960 points wide; twice the
+    // pixels while every canvas is small enough to stay a few MB (crisp on a projector), once
+    // beyond.
+    GridGeometry geometry(size_t panel) const;
+    QPointF gridOrigin(size_t panel) const;  // where a panel's grid starts, below its caption (points)
     qreal pixelRatio() const;
-    static QPointF gridOrigin();  // where the grid starts, below the caption (points)
 };
 
 // Writes `a` to `path` (replaced only once complete). `progress` gets the frames done out of all;

@@ -353,9 +353,16 @@ bool RunController::exportAnimation(const QString& pathOrUrl) {
         Q_EMIT errorMessage(tr("There is no decode to export yet: run one or open a trace"));
         return false;
     }
-    const QString path = localPath(pathOrUrl), pathB = comparePath(path);
-    std::vector<std::pair<DecodeAnimation, QString>> jobs{{run_.animation(replay_speed_), path}};
-    if (!pathB.isEmpty()) jobs.push_back({compare_.animation(replay_speed_), pathB});
+    const QString path = localPath(pathOrUrl);
+    DecodeAnimation animation;
+    animation.stepsPerSecond = replay_speed_;
+    animation.panels.push_back(run_.animationPanel());
+    const bool both = compare_mode_ && compare_.stepCount() > 0;  // A above B, in lock-step
+    if (both) {
+        animation.panels.push_back(compare_.animationPanel());
+        animation.panels[0].title.prepend(QStringLiteral("A · "));
+        animation.panels[1].title.prepend(QStringLiteral("B · "));
+    }
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     animation_cancel_ = cancel;
     Q_EMIT exportingAnimationChanged();
@@ -365,27 +372,21 @@ bool RunController::exportAnimation(const QString& pathOrUrl) {
         QMetaObject::invokeMethod(QCoreApplication::instance(), [self, f = std::move(f)] { if (self) f(self); },
                                   Qt::QueuedConnection);
     };
-    QThreadPool::globalInstance()->start([jobs = std::move(jobs), cancel, post] {
-        QString error;
+    QThreadPool::globalInstance()->start([animation = std::move(animation), path, both, cancel, post] {
+        const QString name = QFileInfo(path).fileName();
         int reported = 0;
-        for (size_t i = 0; i < jobs.size() && error.isEmpty(); ++i) {
-            const QString name = QFileInfo(jobs[i].second).fileName();
-            error = writeDecodeAnimation(jobs[i].first, jobs[i].second, [&](int done, int total) {
-                const int percent = 100 * done / total;
-                if (percent < reported + 10 || done == total) return;
-                reported = percent;
-                post([=](RunController* c) { Q_EMIT c->statusMessage(tr("Writing %1: %2 %").arg(name).arg(percent)); });
-            }, cancel.get());
-            reported = 0;
-        }
-        QStringList sizes;
-        for (const auto& j : jobs) sizes << QStringLiteral("%1 MB").arg(QFileInfo(j.second).size() / 1e6, 0, 'f', 1);
-        const QString a = jobs[0].second, b = jobs.size() > 1 ? jobs[1].second : QString();
-        const int frames = int(jobs[0].first.steps.size()) + 1;
+        const QString error = writeDecodeAnimation(animation, path, [&](int done, int total) {
+            const int percent = 100 * done / total;
+            if (percent < reported + 10 || done == total) return;
+            reported = percent;
+            post([=](RunController* c) { Q_EMIT c->statusMessage(tr("Writing %1: %2 %").arg(name).arg(percent)); });
+        }, cancel.get());
+        const QString size = QStringLiteral("%1 MB").arg(QFileInfo(path).size() / 1e6, 0, 'f', 1);
+        const int frames = animation.frames();
         post([=](RunController* c) {
             if (!error.isEmpty()) Q_EMIT c->errorMessage(error);
-            else if (b.isEmpty()) Q_EMIT c->statusMessage(tr("Exported the decode as an animation of %1 frames to %2 (%3)").arg(frames).arg(a, sizes[0]));
-            else Q_EMIT c->statusMessage(tr("Exported the decodes as animations: A to %1 (%2), B to %3 (%4)").arg(a, sizes[0], b, sizes[1]));
+            else if (!both) Q_EMIT c->statusMessage(tr("Exported the decode as an animation of %1 frames to %2 (%3)").arg(frames).arg(path, size));
+            else Q_EMIT c->statusMessage(tr("Exported runs A and B as one animation of %1 frames, A above B, to %2 (%3)").arg(frames).arg(path, size));
             c->animation_cancel_.reset();  // last: whoever waits for the end reads the outcome above
             Q_EMIT c->exportingAnimationChanged();
         });

@@ -87,8 +87,8 @@ public:
     Q_INVOKABLE QString comparePath(const QString& path) const;
     Q_INVOKABLE bool saveTrace(const QString& pathOrUrl);
     Q_INVOKABLE bool exportCsv(const QString& pathOrUrl);
-    // The decode as an animated PNG (B's beside it in compare mode), played at the replay speed;
-    // written off the GUI thread, the status line telling how far it is and where it went.
+    // The decode as an animated PNG (in compare mode A above B, in lock-step), played at the replay
+    // speed; written off the GUI thread, the status line telling how far it is and where it went.
     Q_INVOKABLE bool exportAnimation(const QString& pathOrUrl);
     bool exportingAnimation() const { return bool(animation_cancel_); }
 

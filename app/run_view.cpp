@@ -173,8 +173,8 @@ QString RunView::verdict() const {
                                                                                               : QStringLiteral("wrong");
 }
 
-DecodeAnimation RunView::animation(double stepsPerSecond) const {
-    DecodeAnimation a;
+DecodePanel RunView::animationPanel() const {
+    DecodePanel a;
     for (int i = 0; i < history_.stepCount(); ++i) a.steps.push_back(history_.stepPtr(i));
     a.positions = history_.positionCount();
     a.blockLength = blockLength();
@@ -182,7 +182,6 @@ DecodeAnimation RunView::animation(double stepsPerSecond) const {
     const QString v = verdict();
     if (v == QLatin1String("correct")) a.verdict = tr("✓ Correct: %1").arg(expected_answer_);
     else if (v == QLatin1String("wrong")) a.verdict = tr("✗ Wrong: answered “%1”, the answer is %2").arg(predictedAnswer(), expected_answer_);
-    a.stepsPerSecond = stepsPerSecond;
     return a;
 }
 

@@ -102,8 +102,8 @@ public:
 
     // Everything the inspector shows about a position up to the viewed step.
     Q_INVOKABLE QVariantMap positionDetails(int pos) const;
-    // The run's steps so far as an animation: its title, and the verdict the grid pane shows.
-    DecodeAnimation animation(double stepsPerSecond) const;
+    // The run's steps so far as a panel of an animation: its title, and the verdict the grid pane shows.
+    DecodePanel animationPanel() const;
     // The text of the generated region at a step (masks as '_'; up to the first committed end
     // token, as the summary's text), for the answer panel, diffs and exports.
     QString textAt(int step) const;

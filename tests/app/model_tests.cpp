@@ -540,6 +540,28 @@ private Q_SLOTS:
 
 class AnimationTest : public QObject {
     Q_OBJECT
+
+    // `a` written and played back; `frames` progress calls counted up to it.
+    static PlayedApng written(const DecodeAnimation& a, int frames) {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("decode.png");
+        int reported = 0;
+        const QString error = writeDecodeAnimation(a, path, [&](int done, int total) { reported = total == frames ? done : -1; });
+        QFile f(path);
+        if (!error.isEmpty() || reported != frames || !f.open(QIODevice::ReadOnly)) return {0, 0, {}, {}, error + " (progress)"};
+        return playApng(f.readAll());
+    }
+
+    // Panel `panel`'s grid in `frame` is what the painter draws for `step` (null: all masked).
+    static bool gridShows(const QImage& frame, const DecodeAnimation& a, size_t panel, const StepTracePtr& step) {
+        CanvasModel canvas;
+        canvas.resetLayout(a.panels[panel].positions, a.panels[panel].blockLength);
+        canvas.show(step);
+        QImage grid = GridPainter().render(canvas, a.geometry(panel), a.pixelRatio()).convertToFormat(QImage::Format_ARGB32);
+        grid.setDevicePixelRatio(1);
+        return frame.copy(QRect((a.gridOrigin(panel) * a.pixelRatio()).toPoint(), grid.size())) == grid;
+    }
+
 private Q_SLOTS:
     // Frames come back exactly as given, however they differ: whole, not at all, one pixel, two
     // corners far apart.
@@ -586,55 +608,61 @@ private Q_SLOTS:
     void theAnimationShowsEachStepAsTheGridPaintsIt() {
         const SyntheticRun run = makeSyntheticRun(45, 14);
         DecodeAnimation a;
-        a.steps = run.steps;
-        a.positions = 45;
-        a.blockLength = 0;
-        a.title = "synthetic · SureLock";
-        a.verdict = "✓ Correct: 5";
+        a.panels.push_back({run.steps, 45, 0, "synthetic · SureLock", "✓ Correct: 5"});
         a.stepsPerSecond = 25;
-        QTemporaryDir dir;
-        const QString path = dir.filePath("decode.png");
-        int reported = 0;
-        QCOMPARE(writeDecodeAnimation(a, path, [&](int done, int total) { reported = done; QCOMPARE(total, 15); }), QString());
-        QCOMPARE(reported, 15);
-        QFile f(path);
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        const PlayedApng played = playApng(f.readAll());
+        const PlayedApng played = written(a, 15);
         QVERIFY2(played.error.isEmpty(), qPrintable(played.error));
         QCOMPARE(played.frames.size(), size_t(15));
         QCOMPARE(played.delaysMs.front(), 500);
         QCOMPARE(played.delaysMs[7], 40);
         QCOMPARE(played.delaysMs.back(), 3000);
+        for (size_t f = 0; f < played.frames.size(); ++f)
+            QVERIFY2(gridShows(played.frames[f], a, 0, f == 0 ? StepTracePtr() : run.steps[f - 1]), qPrintable(QString::number(f)));
 
-        CanvasModel canvas;
-        canvas.resetLayout(a.positions, a.blockLength);
-        GridPainter painter;
-        const qreal dpr = a.pixelRatio();
-        const QPoint origin = (DecodeAnimation::gridOrigin() * dpr).toPoint();
-        for (size_t f = 0; f < played.frames.size(); ++f) {
-            canvas.show(f == 0 ? StepTracePtr() : run.steps[f - 1]);
-            QImage grid = painter.render(canvas, a.geometry(), dpr).convertToFormat(QImage::Format_ARGB32);
-            grid.setDevicePixelRatio(1);
-            QCOMPARE(played.frames[f].copy(QRect(origin, grid.size())), grid);
-        }
         // The legend under the grid names what the run shows (it locks, nothing is frozen) and
         // stays as it is.
-        const int gridBottom = origin.y() + painter.render(canvas, a.geometry(), dpr).height();
+        const int gridBottom = int((a.gridOrigin(0).y() + a.geometry(0).contentHeight()) * a.pixelRatio());
         const QRect legend(0, gridBottom, played.frames[0].width(), played.frames[0].height() - gridBottom);
         QCOMPARE(played.frames.front().copy(legend), played.frames.back().copy(legend));
         QVERIFY(hasColour(played.frames[0].copy(legend), cell_style::stateColor(dlm::PosState::Locked)));
         QVERIFY(!hasColour(played.frames[0].copy(legend), cell_style::stateColor(dlm::PosState::Frozen)));
         // The caption changes with the step (and the verdict at the end).
-        const QRect caption(0, 0, played.frames[0].width(), origin.y());
+        const QRect caption(0, 0, played.frames[0].width(), int(a.gridOrigin(0).y() * a.pixelRatio()));
         QVERIFY(played.frames[1].copy(caption) != played.frames[2].copy(caption));
         QVERIFY(played.frames[13].copy(caption) != played.frames[14].copy(caption));
     }
 
+    // Compare mode: A above B in one picture, in lock-step; B, done first, stays at its last step
+    // while A goes on.
+    void twoRunsPlayInLockStep() {
+        const SyntheticRun longer = makeSyntheticRun(45, 14), shorter = makeSyntheticRun(30, 5, false);
+        DecodeAnimation a;
+        a.panels.push_back({longer.steps, 45, 0, "A · synthetic · SureLock", {}});
+        a.panels.push_back({shorter.steps, 30, 0, "B · synthetic · baseline", "✓ Correct: 5"});
+        const PlayedApng played = written(a, 15);
+        QVERIFY2(played.error.isEmpty(), qPrintable(played.error));
+        QCOMPARE(played.frames.size(), size_t(15));
+        QVERIFY(a.gridOrigin(1).y() > a.gridOrigin(0).y() + a.geometry(0).contentHeight());
+        for (size_t f = 0; f < played.frames.size(); ++f) {
+            QVERIFY2(gridShows(played.frames[f], a, 0, f == 0 ? StepTracePtr() : longer.steps[f - 1]), qPrintable(QString::number(f)));
+            QVERIFY2(gridShows(played.frames[f], a, 1, f == 0 ? StepTracePtr() : shorter.steps[std::min(f, size_t(5)) - 1]),
+                     qPrintable(QString::number(f)));
+        }
+        // B's caption is drawn as it is when B is alone (its font is not the cells' above it).
+        DecodeAnimation alone;
+        alone.panels.push_back(a.panels[1]);
+        const PlayedApng single = written(alone, 6);
+        QVERIFY2(single.error.isEmpty(), qPrintable(single.error));
+        const qreal dpr = a.pixelRatio();
+        const int captionHeight = int(alone.gridOrigin(0).y() * dpr), captionTop = int(a.gridOrigin(1).y() * dpr) - captionHeight;
+        for (size_t f : {size_t(0), size_t(5)})
+            QCOMPARE(played.frames[f].copy(0, captionTop, single.frames[0].width(), captionHeight),
+                     single.frames[f].copy(0, 0, single.frames[0].width(), captionHeight));
+    }
     void aFileThatCannotBeWrittenOrAStoppedExportLeavesNothing() {
         DecodeAnimation a;
         const SyntheticRun run = makeSyntheticRun(20, 6);
-        a.steps = run.steps;
-        a.positions = 20;
+        a.panels.push_back({run.steps, 20, 0, "synthetic", {}});
         QTemporaryDir dir;
         const QString missing = dir.filePath("no/such/folder/decode.png");
         QVERIFY(writeDecodeAnimation(a, missing).contains(missing));
