@@ -173,15 +173,21 @@ QString RunView::verdict() const {
                                                                                               : QStringLiteral("wrong");
 }
 
+QString RunView::verdictText() const {
+    const QString v = verdict();
+    if (v == QLatin1String("correct")) return tr("✓ Correct: %1").arg(expected_answer_);
+    if (v != QLatin1String("wrong")) return {};
+    const QString given = predictedAnswer();
+    return tr("✗ Wrong: answered “%1”, the answer is %2").arg(given.isEmpty() ? tr("(no #### answer)") : given, expected_answer_);
+}
+
 DecodePanel RunView::animationPanel() const {
     DecodePanel a;
     for (int i = 0; i < history_.stepCount(); ++i) a.steps.push_back(history_.stepPtr(i));
     a.positions = history_.positionCount();
     a.blockLength = blockLength();
     a.title = title();
-    const QString v = verdict();
-    if (v == QLatin1String("correct")) a.verdict = tr("✓ Correct: %1").arg(expected_answer_);
-    else if (v == QLatin1String("wrong")) a.verdict = tr("✗ Wrong: answered “%1”, the answer is %2").arg(predictedAnswer(), expected_answer_);
+    a.verdict = verdictText();
     return a;
 }
 

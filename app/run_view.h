@@ -46,6 +46,8 @@ class RunView : public QObject {
     Q_PROPERTY(QString expectedAnswer READ expectedAnswer NOTIFY runReset)
     Q_PROPERTY(QString predictedAnswer READ predictedAnswer NOTIFY summaryChanged)
     Q_PROPERTY(QString verdict READ verdict NOTIFY summaryChanged)
+    // The verdict in words, as the grid pane's badge and the animation's caption say it.
+    Q_PROPERTY(QString verdictText READ verdictText NOTIFY summaryChanged)
     // Positions still masked when the run ended on its own: the strategy's step limit came first
     // (a revision strategy that keeps remasking, say), so the answer is unfinished. 0 while the run
     // goes on, when every position was decoded, and when the user stopped it.
@@ -96,6 +98,7 @@ public:
     QString expectedAnswer() const { return expected_answer_; }
     QString predictedAnswer() const;
     QString verdict() const;
+    QString verdictText() const;
     int unfinishedPositions() const;
     // Maps a run's prompt to its known answer ("" when none); consulted when a run begins.
     void setAnswerLookup(std::function<QString(const QString& prompt)> lookup) { answer_lookup_ = std::move(lookup); }

@@ -180,11 +180,7 @@ Rectangle {
                 font.bold: true
                 wrapMode: Text.Wrap
                 textFormat: Text.PlainText  // the model's answer as it wrote it
-                text: !pane.run || pane.run.verdict === "" ? ""
-                      : (pane.run.verdict === "correct" ? qsTr("✓ Correct: %1").arg(pane.run.expectedAnswer)
-                         : qsTr("✗ Wrong: answered “%1”, the answer is %2")
-                               .arg(pane.run.predictedAnswer !== "" ? pane.run.predictedAnswer : qsTr("(no #### answer)"))
-                               .arg(pane.run.expectedAnswer)) + when
+                text: !pane.run || pane.run.verdictText === "" ? "" : pane.run.verdictText + when
             }
         }
         // The strategy's step limit ended the run before every position was decoded: say so, so an

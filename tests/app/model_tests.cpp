@@ -659,6 +659,27 @@ private Q_SLOTS:
             QCOMPARE(played.frames[f].copy(0, captionTop, single.frames[0].width(), captionHeight),
                      single.frames[f].copy(0, 0, single.frames[0].width(), captionHeight));
     }
+    // A run's panel says the verdict as the grid pane's badge does (one wording), an answer the
+    // model never gave included.
+    void aPanelSaysTheVerdictAsTheBadge() {
+        const SyntheticRun run = makeSyntheticRun(20, 4);
+        RunView view;
+        view.setAnswerLookup([](const QString&) { return QStringLiteral("5"); });
+        const auto say = [&](const std::string& text) {
+            view.begin(run.header);
+            for (const auto& s : run.steps) view.record(s);
+            auto summary = std::make_shared<dlm::TraceSummary>(*run.summary);
+            summary->text = text;
+            view.finish(summary);
+            view.flush();
+            return view.animationPanel().verdict == view.verdictText() ? view.verdictText() : QStringLiteral("(the panel differs)");
+        };
+        QCOMPARE(say("2 + 3 = 5\n#### 5"), QStringLiteral("✓ Correct: 5"));
+        QCOMPARE(say("2 + 3 = 6\n#### 6"), QStringLiteral("✗ Wrong: answered “6”, the answer is 5"));
+        QCOMPARE(say("2 + 3 ="), QStringLiteral("✗ Wrong: answered “(no #### answer)”, the answer is 5"));
+        QCOMPARE(view.animationPanel().steps.size(), run.steps.size());
+    }
+
     void aFileThatCannotBeWrittenOrAStoppedExportLeavesNothing() {
         DecodeAnimation a;
         const SyntheticRun run = makeSyntheticRun(20, 6);
