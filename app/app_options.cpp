@@ -1,6 +1,7 @@
 #include "app_options.h"
 
 #include <QCommandLineParser>
+#include <QRegularExpression>
 #include <QDir>
 #include <QFileInfo>
 #include <cstdio>
@@ -67,6 +68,15 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     const QCommandLineOption saveAnimation("save-animation",
                                            "Write the decode as an animated PNG (at the replay speed) when "
                                            "the run completes.", "FILE");
+    const QCommandLineOption animationSteps("animation-steps",
+                                            "The steps --save-animation shows: FROM-TO, FROM- (to the end) or one "
+                                            "step; 0 is the masked canvas (default: the whole run).",
+                                            "FROM-TO");
+    const QCommandLineOption animationSpeed("animation-speed", "Steps a second of --save-animation (0.5 to 240; default: the replay speed).", "N");
+    const QCommandLineOption animationScale("animation-scale",
+                                            "Pixels a point of --save-animation: 2 (sharp on a projector) or 1 "
+                                            "(a quarter of the pixels); default: 2 up to 384 positions, else 1.",
+                                            "1|2");
     const QCommandLineOption preset("preset",
                                     "Strategy preset as the preset box names it, e.g. \"SureLock + unlocking\" "
                                     "(dlmscope-cli settings --presets lists them); --set changes it further.",
@@ -84,7 +94,7 @@ AppOptions parseAppOptions(const QStringList& arguments) {
                                      "Compute backend: auto (CUDA when usable, else CPU), cpu or cuda. "
                                      "Without a usable GPU the CPU runs, and the app says why.",
                                      "NAME");
-    p.addOptions({model, prompt, trace, shot, saveTrace, saveAnimation, preset, set, cpreset, cset, autorun, compare, quit, inspect,
+    p.addOptions({model, prompt, trace, shot, saveTrace, saveAnimation, animationSteps, animationSpeed, animationScale, preset, set, cpreset, cset, autorun, compare, quit, inspect,
                   fresh, showStep, backend});
     AppOptions o;
     for (const QString& arg : arguments.mid(1)) {
@@ -125,6 +135,34 @@ AppOptions parseAppOptions(const QStringList& arguments) {
         o.inspect = p.value(inspect).toInt(&ok);
         if (!ok || o.inspect < 0) o.error = QStringLiteral("--inspect expects a position >= 0, got '%1'").arg(p.value(inspect));
     }
+    if (p.isSet(animationSteps)) {
+        static const QRegularExpression range(QStringLiteral("^(\\d{1,6})(-(\\d{0,6}))?$"));
+        const QRegularExpressionMatch m = range.match(p.value(animationSteps));
+        if (!m.hasMatch()) {
+            o.error = QStringLiteral("--animation-steps expects FROM-TO, FROM- or a step (0 is the masked canvas), got '%1'")
+                          .arg(p.value(animationSteps));
+        } else {
+            o.animationOptions["from"] = m.captured(1).toInt();
+            if (!m.hasCaptured(2)) o.animationOptions["to"] = m.captured(1).toInt();
+            else if (!m.captured(3).isEmpty()) o.animationOptions["to"] = m.captured(3).toInt();
+            if (o.animationOptions.contains("to") && o.animationOptions["to"].toInt() < m.captured(1).toInt())
+                o.error = QStringLiteral("--animation-steps %1: the last step comes before the first").arg(p.value(animationSteps));
+        }
+    }
+    if (p.isSet(animationSpeed)) {
+        bool ok = false;
+        const double speed = p.value(animationSpeed).toDouble(&ok);
+        if (!ok || !(speed >= 0.5 && speed <= 240))
+            o.error = QStringLiteral("--animation-speed expects 0.5 to 240 steps a second, got '%1'").arg(p.value(animationSpeed));
+        else o.animationOptions["stepsPerSecond"] = speed;
+    }
+    if (p.isSet(animationScale)) {
+        const QString scale = p.value(animationScale);
+        if (scale != "1" && scale != "2") o.error = QStringLiteral("--animation-scale expects 1 or 2, got '%1'").arg(scale);
+        else o.animationOptions["scale"] = scale.toInt();
+    }
+    if (!o.animationOptions.isEmpty() && o.saveAnimationPath.isEmpty() && o.error.isEmpty())
+        o.error = QStringLiteral("--animation-steps, --animation-speed and --animation-scale go with --save-animation FILE");
     if (p.isSet(showStep)) {
         bool ok = false;
         o.showStep = p.value(showStep).toInt(&ok);

@@ -2,6 +2,7 @@
 // Command-line options of the app (automation: tools/dev.sh run, tests, screenshots).
 #include <QString>
 #include <QStringList>
+#include <QVariantMap>
 
 class QCoreApplication;
 
@@ -12,6 +13,9 @@ struct AppOptions {
     QString screenshotPath;  // --screenshot FILE: grab the window when the run completes
     QString saveTracePath;   // --save-trace FILE: save the run's trace when it completes
     QString saveAnimationPath;  // --save-animation FILE: write the decode as an animated PNG then
+    // --animation-steps FROM-TO, --animation-speed N, --animation-scale 1|2: its choices, as
+    // RunController::exportAnimation takes them (none given: the whole run at the replay speed)
+    QVariantMap animationOptions;
     int preset = -1;         // --preset NAME: index into dlm::strategy_presets(), applied before --set
     int comparePreset = -1;  // --compare-preset NAME: run B's preset, before --compare-set
     QStringList settings;    // --set KEY=VALUE (repeatable): decode settings for this launch

@@ -133,7 +133,7 @@ void Automation::finish(bool ok) {
         }
         RunController* runs = controller_->runs();
         if (!options_.saveAnimationPath.isEmpty()) QDir().mkpath(QFileInfo(options_.saveAnimationPath).absolutePath());
-        if (!options_.saveAnimationPath.isEmpty() && runs->exportAnimation(options_.saveAnimationPath)) {
+        if (!options_.saveAnimationPath.isEmpty() && runs->exportAnimation(options_.saveAnimationPath, options_.animationOptions)) {
             // Written off the GUI thread: the launch concludes when it is done.
             connect(runs, &RunController::exportingAnimationChanged, this, [this, ok, written, runs] {
                 if (runs->exportingAnimation()) return;

@@ -29,12 +29,17 @@ struct LegendEntry {
 std::vector<LegendEntry> legendOf(const DecodeAnimation& a) {
     std::set<dlm::PosState> states{dlm::PosState::Masked};
     std::set<dlm::PosEvent> events;
-    for (const DecodePanel& panel : a.panels)
-        for (const auto& step : panel.steps)
-            for (const auto& p : step->positions) {
+    for (const DecodePanel& panel : a.panels) {
+        // The steps this panel shows: a run that ends before the range stays at its last step.
+        const int steps = int(panel.steps.size());
+        for (int k = std::min(a.firstStep, steps); k <= std::min(a.shownLast(), steps); ++k) {
+            if (k == 0) continue;
+            for (const auto& p : panel.steps[size_t(k - 1)]->positions) {
                 states.insert(p.state);
                 if (p.event != dlm::PosEvent::None) events.insert(p.event);
             }
+        }
+    }
     std::vector<LegendEntry> out;
     for (auto s : cell_style::legendStates())
         if (states.count(s)) out.push_back({cell_style::stateColor(s), {}, cell_style::stateLabel(s)});
@@ -77,12 +82,65 @@ double layOutLegend(const std::vector<LegendEntry>& legend, const QFont& font, d
     return legend.empty() ? 0 : y + row - top;
 }
 
+QFont captionFont() {
+    QFont font = QFontDatabase::systemFont(QFontDatabase::GeneralFont);
+    font.setPixelSize(13);
+    return font;
+}
+
+// The picture around the grids: how wide (the widest grid's, margins included), where the legend
+// goes and what it holds.
+struct Frame {
+    std::vector<LegendEntry> legend;
+    double legendTop = 0;
+    QSizeF logical;
+};
+
+Frame frameOf(const DecodeAnimation& a, const QFont& font) {
+    Frame f;
+    double width = 0;
+    for (size_t i = 0; i < a.panels.size(); ++i) {
+        const GridGeometry geo = a.geometry(i);
+        width = std::max(width, geo.columns * (geo.cellWidth + geo.gap) - geo.gap + 2 * kMargin);
+    }
+    f.legend = legendOf(a);
+    const size_t last = a.panels.size() - 1;
+    f.legendTop = a.gridOrigin(last).y() + a.geometry(last).contentHeight() + kMargin;
+    const double legendHeight = layOutLegend(f.legend, font, width - 2 * kMargin, f.legendTop, nullptr);
+    f.logical = QSizeF(width, f.legendTop + legendHeight + kMargin);
+    return f;
+}
+
+QSize pixelsOf(QSizeF logical, qreal dpr) {
+    return {int(std::ceil(logical.width() * dpr)), int(std::ceil(logical.height() * dpr))};
+}
+
 }  // namespace
 
-int DecodeAnimation::frames() const {
+int DecodeAnimation::steps() const {
     size_t steps = 0;
     for (const DecodePanel& p : panels) steps = std::max(steps, p.steps.size());
-    return int(steps) + 1;
+    return int(steps);
+}
+
+int DecodeAnimation::shownLast() const { return lastStep < 0 ? steps() : lastStep; }
+
+int DecodeAnimation::frames() const { return std::max(0, shownLast() - firstStep + 1); }
+
+QString DecodeAnimation::problem() const {
+    if (panels.empty()) return QStringLiteral("the run has no steps");
+    for (const DecodePanel& p : panels)
+        if (p.steps.empty() || p.positions <= 0) return QStringLiteral("a run has no steps");
+    const int n = steps();
+    if (firstStep < 0 || firstStep > n || shownLast() > n)
+        return QStringLiteral("the steps run from 0 (the masked canvas) to %1; there is no step %2")
+            .arg(n).arg(firstStep < 0 || firstStep > n ? firstStep : shownLast());
+    if (shownLast() < firstStep)
+        return QStringLiteral("the last step shown (%1) comes before the first (%2)").arg(shownLast()).arg(firstStep);
+    if (!(stepsPerSecond >= 0.5 && stepsPerSecond <= 240))
+        return QStringLiteral("the speed is 0.5 to 240 steps a second, not %1").arg(stepsPerSecond);
+    if (scale != 0 && scale != 1 && scale != 2) return QStringLiteral("the scale is 1 or 2 pixels a point, not %1").arg(scale);
+    return {};
 }
 
 GridGeometry DecodeAnimation::geometry(size_t panel) const {
@@ -96,32 +154,29 @@ QPointF DecodeAnimation::gridOrigin(size_t panel) const {
 }
 
 qreal DecodeAnimation::pixelRatio() const {
+    if (scale > 0) return scale;
     for (const DecodePanel& p : panels)
         if (p.positions > 384) return 1.0;
     return 2.0;
 }
 
+QSize DecodeAnimation::pixelSize() const {
+    if (panels.empty()) return {};
+    const QSizeF logical = frameOf(*this, captionFont()).logical;
+    return pixelsOf(logical, pixelRatio());
+}
+
 QString writeDecodeAnimation(const DecodeAnimation& a, const QString& path,
                              const std::function<void(int, int)>& progress, const std::atomic<bool>* cancel) {
     const QString name = QFileInfo(path).fileName();
-    if (a.panels.empty()) return QStringLiteral("Could not write %1: the run has no steps").arg(name);
-    for (const DecodePanel& p : a.panels)
-        if (p.steps.empty() || p.positions <= 0) return QStringLiteral("Could not write %1: a run has no steps").arg(name);
+    if (const QString problem = a.problem(); !problem.isEmpty())
+        return QStringLiteral("Could not write %1: %2").arg(name, problem);
     const qreal dpr = a.pixelRatio();
-    double width = 0;  // the widest grid's, margins included
-    for (size_t i = 0; i < a.panels.size(); ++i) {
-        const GridGeometry geo = a.geometry(i);
-        width = std::max(width, geo.columns * (geo.cellWidth + geo.gap) - geo.gap + 2 * kMargin);
-    }
-    QFont font = QFontDatabase::systemFont(QFontDatabase::GeneralFont);
-    font.setPixelSize(13);
+    const QFont font = captionFont();
     const QFontMetricsF metrics(font);
-    const std::vector<LegendEntry> legend = legendOf(a);
-    const size_t last = a.panels.size() - 1;
-    const double legendTop = a.gridOrigin(last).y() + a.geometry(last).contentHeight() + kMargin;
-    const double legendHeight = layOutLegend(legend, font, width - 2 * kMargin, legendTop, nullptr);
-    const QSizeF logical(width, legendTop + legendHeight + kMargin);
-    const QSize pixels(int(std::ceil(logical.width() * dpr)), int(std::ceil(logical.height() * dpr)));
+    const Frame frame = frameOf(a, font);
+    const QSizeF logical = frame.logical;
+    const QSize pixels = pixelsOf(logical, dpr);
 
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) return QStringLiteral("Could not write %1: %2").arg(path, file.errorString());
@@ -136,11 +191,11 @@ QString writeDecodeAnimation(const DecodeAnimation& a, const QString& path,
         QPainter g(&image);  // the legend stays: drawn once, it costs later frames nothing
         g.setRenderHint(QPainter::Antialiasing);
         g.setRenderHint(QPainter::TextAntialiasing);
-        layOutLegend(legend, font, width - 2 * kMargin, legendTop, &g);
+        layOutLegend(frame.legend, font, logical.width() - 2 * kMargin, frame.legendTop, &g);
     }
-    const int stepMs = int(std::lround(1000.0 / std::clamp(a.stepsPerSecond, 0.5, 240.0)));
-    std::vector<std::vector<CanvasModel::CellKey>> shown;
-    for (const DecodePanel& p : a.panels) shown.emplace_back(size_t(p.positions));
+    const int stepMs = int(std::lround(1000.0 / a.stepsPerSecond));
+    std::vector<std::vector<CanvasModel::CellKey>> painted;  // what each cell shows now
+    for (const DecodePanel& p : a.panels) painted.emplace_back(size_t(p.positions));
 
     for (int f = 0; f < frames; ++f) {
         if (cancel && cancel->load()) return QStringLiteral("Stopped writing %1").arg(name);
@@ -151,13 +206,14 @@ QString writeDecodeAnimation(const DecodeAnimation& a, const QString& path,
             const DecodePanel& panel = a.panels[i];
             const GridGeometry geo = a.geometry(i);
             const QPointF origin = a.gridOrigin(i);
-            const int steps = int(panel.steps.size()), step = std::min(f, steps);
+            const int shown = a.firstStep + f;  // the step this frame shows, as the caption counts
+            const int steps = int(panel.steps.size()), step = std::min(shown, steps);
 
             const QRectF caption(kMargin, origin.y() - kCaption, logical.width() - 2 * kMargin, kCaption);
             g.fillRect(caption.adjusted(-kMargin, 0, kMargin, 0), cell_style::background());
-            QString where = f == 0       ? QStringLiteral("masked, step 0 of %1").arg(steps)
-                            : f <= steps ? QStringLiteral("step %1 of %2").arg(f).arg(steps)
-                                         : QStringLiteral("done in %1 steps").arg(steps);
+            QString where = shown == 0       ? QStringLiteral("masked, step 0 of %1").arg(steps)
+                            : shown <= steps ? QStringLiteral("step %1 of %2").arg(shown).arg(steps)
+                                             : QStringLiteral("done in %1 steps").arg(steps);
             if (step == steps && !panel.verdict.isEmpty()) where += QStringLiteral("  ·  ") + panel.verdict;
             g.setFont(font);  // the cells of the panel above set their own
             g.setPen(cell_style::textColor());
@@ -172,8 +228,8 @@ QString writeDecodeAnimation(const DecodeAnimation& a, const QString& path,
                     if (p.pos >= 0 && p.pos < panel.positions) at[size_t(p.pos)] = &p;
             for (int pos = 0; pos < panel.positions; ++pos) {  // only what changed is repainted, as the app's grid does
                 const CanvasModel::CellKey look = CanvasModel::cellKey(at[size_t(pos)]);
-                if (f > 0 && look == shown[i][size_t(pos)]) continue;
-                shown[i][size_t(pos)] = look;
+                if (f > 0 && look == painted[i][size_t(pos)]) continue;
+                painted[i][size_t(pos)] = look;
                 cells.paintCell(g, geo.cellRect(pos).translated(origin), at[size_t(pos)], pos, panel.blockLength, 1.0, false);
             }
         }

@@ -25,15 +25,25 @@ struct DecodePanel {
 
 struct DecodeAnimation {
     std::vector<DecodePanel> panels;  // one run, or A and B
-    double stepsPerSecond = 20;
+    double stepsPerSecond = 20;       // 0.5 to 240
+    // The steps shown, counted as the captions count them: 0 is the masked canvas, k the grid
+    // after k steps. A lecture shows the part of a long decode it talks about.
+    int firstStep = 0;
+    int lastStep = -1;  // -1: the longest run's last step
+    // Pixels per point: 0 chooses (2, crisp on a projector, while every canvas has at most 384
+    // positions and the file stays a few MB; else 1); 1 or 2 as asked.
+    qreal scale = 0;
 
-    int frames() const;  // the masked canvas, then every step of the longest run
-    // The picture's layout: each run's grid as the app lays it out, 960 points wide; twice the
-    // pixels while every canvas is small enough to stay a few MB (crisp on a projector), once
-    // beyond.
+    int steps() const;      // the longest run's
+    int shownLast() const;  // lastStep, or the longest run's last step
+    int frames() const;     // one per step shown
+    // What is wrong with the runs or the choices, for the user; empty when it can be written.
+    QString problem() const;
+    // The picture's layout: each run's grid as the app lays it out, 960 points wide.
     GridGeometry geometry(size_t panel) const;
     QPointF gridOrigin(size_t panel) const;  // where a panel's grid starts, below its caption (points)
     qreal pixelRatio() const;
+    QSize pixelSize() const;  // of every frame
 };
 
 // Writes `a` to `path` (replaced only once complete). `progress` gets the frames done out of all;

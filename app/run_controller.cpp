@@ -344,7 +344,38 @@ RunController::~RunController() {
     if (animation_cancel_) animation_cancel_->store(true);
 }
 
-bool RunController::exportAnimation(const QString& pathOrUrl) {
+DecodeAnimation RunController::animationOf(const QVariantMap& options) const {
+    DecodeAnimation animation;
+    animation.stepsPerSecond = options.value(QStringLiteral("stepsPerSecond"), replay_speed_).toDouble();
+    animation.firstStep = options.value(QStringLiteral("from"), 0).toInt();
+    animation.lastStep = options.value(QStringLiteral("to"), -1).toInt();
+    animation.scale = options.value(QStringLiteral("scale"), 0).toDouble();
+    if (run_.stepCount() == 0) return animation;
+    animation.panels.push_back(run_.animationPanel());
+    if (compare_mode_ && compare_.stepCount() > 0) {  // A above B, in lock-step
+        animation.panels.push_back(compare_.animationPanel());
+        animation.panels[0].title.prepend(QStringLiteral("A · "));
+        animation.panels[1].title.prepend(QStringLiteral("B · "));
+    }
+    return animation;
+}
+
+QVariantMap RunController::animationPlan(const QVariantMap& options) const {
+    const DecodeAnimation a = animationOf(options);
+    QString problem = a.problem();
+    if (run_.stepCount() == 0) problem = tr("there is no decode yet: run one or open a trace");
+    const QSize pixels = problem.isEmpty() ? a.pixelSize() : QSize();
+    const double seconds = a.frames() > 0 ? (a.frames() - 1) / a.stepsPerSecond + 3.0 : 0;
+    return {{QStringLiteral("steps"), a.steps()},
+            {QStringLiteral("frames"), problem.isEmpty() ? a.frames() : 0},
+            {QStringLiteral("seconds"), problem.isEmpty() ? seconds : 0.0},
+            {QStringLiteral("width"), pixels.width()},
+            {QStringLiteral("height"), pixels.height()},
+            {QStringLiteral("scale"), a.pixelRatio()},
+            {QStringLiteral("problem"), problem}};
+}
+
+bool RunController::exportAnimation(const QString& pathOrUrl, const QVariantMap& options) {
     if (animation_cancel_) {
         Q_EMIT errorMessage(tr("An animation is still being written; export again when it is done"));
         return false;
@@ -354,15 +385,16 @@ bool RunController::exportAnimation(const QString& pathOrUrl) {
         return false;
     }
     const QString path = localPath(pathOrUrl);
-    DecodeAnimation animation;
-    animation.stepsPerSecond = replay_speed_;
-    animation.panels.push_back(run_.animationPanel());
-    const bool both = compare_mode_ && compare_.stepCount() > 0;  // A above B, in lock-step
-    if (both) {
-        animation.panels.push_back(compare_.animationPanel());
-        animation.panels[0].title.prepend(QStringLiteral("A · "));
-        animation.panels[1].title.prepend(QStringLiteral("B · "));
+    DecodeAnimation animation = animationOf(options);
+    if (const QString problem = animation.problem(); !problem.isEmpty()) {
+        Q_EMIT errorMessage(tr("Could not export the animation: %1").arg(problem));
+        return false;
     }
+    const bool both = animation.panels.size() == 2;
+    // "steps 20–60 of " when the animation shows part of the run.
+    const QString part = animation.firstStep == 0 && animation.shownLast() == animation.steps()
+                             ? QString()
+                             : tr("steps %1–%2 of ").arg(animation.firstStep).arg(animation.shownLast());
     auto cancel = std::make_shared<std::atomic<bool>>(false);
     animation_cancel_ = cancel;
     Q_EMIT exportingAnimationChanged();
@@ -372,7 +404,7 @@ bool RunController::exportAnimation(const QString& pathOrUrl) {
         QMetaObject::invokeMethod(QCoreApplication::instance(), [self, f = std::move(f)] { if (self) f(self); },
                                   Qt::QueuedConnection);
     };
-    QThreadPool::globalInstance()->start([animation = std::move(animation), path, both, cancel, post] {
+    QThreadPool::globalInstance()->start([animation = std::move(animation), path, both, part, cancel, post] {
         const QString name = QFileInfo(path).fileName();
         int reported = 0;
         const QString error = writeDecodeAnimation(animation, path, [&](int done, int total) {
@@ -385,8 +417,8 @@ bool RunController::exportAnimation(const QString& pathOrUrl) {
         const int frames = animation.frames();
         post([=](RunController* c) {
             if (!error.isEmpty()) Q_EMIT c->errorMessage(error);
-            else if (!both) Q_EMIT c->statusMessage(tr("Exported the decode as an animation of %1 frames to %2 (%3)").arg(frames).arg(path, size));
-            else Q_EMIT c->statusMessage(tr("Exported runs A and B as one animation of %1 frames, A above B, to %2 (%3)").arg(frames).arg(path, size));
+            else if (!both) Q_EMIT c->statusMessage(tr("Exported %1the decode as an animation of %2 frames to %3 (%4)").arg(part).arg(frames).arg(path, size));
+            else Q_EMIT c->statusMessage(tr("Exported %1runs A and B as one animation of %2 frames, A above B, to %3 (%4)").arg(part).arg(frames).arg(path, size));
             c->animation_cancel_.reset();  // last: whoever waits for the end reads the outcome above
             Q_EMIT c->exportingAnimationChanged();
         });

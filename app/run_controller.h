@@ -87,9 +87,16 @@ public:
     Q_INVOKABLE QString comparePath(const QString& path) const;
     Q_INVOKABLE bool saveTrace(const QString& pathOrUrl);
     Q_INVOKABLE bool exportCsv(const QString& pathOrUrl);
-    // The decode as an animated PNG (in compare mode A above B, in lock-step), played at the replay
-    // speed; written off the GUI thread, the status line telling how far it is and where it went.
-    Q_INVOKABLE bool exportAnimation(const QString& pathOrUrl);
+    // The decode as an animated PNG (in compare mode A above B, in lock-step); written off the GUI
+    // thread, the status line telling how far it is and where it went. `options` (each optional):
+    // "from", "to": the steps shown, 0 being the masked canvas (default: the whole run);
+    // "stepsPerSecond" (default: the replay speed); "scale": 1 or 2 pixels a point (default: 2 up
+    // to 384 positions, else 1).
+    Q_INVOKABLE bool exportAnimation(const QString& pathOrUrl, const QVariantMap& options = {});
+    // What exportAnimation would write with `options`, for the export dialog: "steps" (the longest
+    // run's), "frames", "seconds" (played once), "width", "height" (pixels), "scale" (pixels a
+    // point, as chosen or as "automatic" chooses), "problem" (empty when it can be written).
+    Q_INVOKABLE QVariantMap animationPlan(const QVariantMap& options = {}) const;
     bool exportingAnimation() const { return bool(animation_cancel_); }
 
     void applyFrame();  // the frame tick (public for tests)
@@ -117,6 +124,7 @@ private:
     void setRunning(bool running, bool paused);
     void updateCompareSummary();
     void replayTick();
+    DecodeAnimation animationOf(const QVariantMap& options) const;
 
     DecodeEngine* engine_;
     ModelHost* model_;

@@ -127,10 +127,21 @@ ApplicationWindow {
         nameFilters: [qsTr("dlmscope traces (*.ndjson)")]
         onAccepted: { const path = window.savePath(selectedFile, defaultSuffix); if (path !== "") App.runs.saveTrace(path) }
     }
+    AnimationDialog {
+        id: animationDialog
+        // Part of a run is named for its steps: "…-decode-steps-20-60.png".
+        onChooseFile: (options) => {
+            exportDialog.what = "animation"
+            exportDialog.animationOptions = options
+            window.suggestFile(exportDialog, options.from === undefined ? "decode" : "decode-steps-%1-%2".arg(options.from).arg(options.to), "png")
+            exportDialog.open()
+        }
+    }
     FileDialog {
         id: exportDialog
         objectName: "exportDialog"
         property string what: "grid"
+        property var animationOptions: ({})  // the animation dialog's choices
         fileMode: FileDialog.SaveFile
         acceptLabel: qsTr("Export")
         title: what === "csv" ? qsTr("Export per-step statistics")
@@ -142,7 +153,7 @@ ApplicationWindow {
             if (path === "") return
             if (what === "csv") { App.runs.exportCsv(path); return }
             if (what === "charts") { charts.exportImage(path); return }
-            if (what === "animation") { App.runs.exportAnimation(path); return }
+            if (what === "animation") { App.runs.exportAnimation(path, animationOptions); return }
             // In compare mode B's image goes beside A's (<name>-B.png), as traces and CSV do.
             const pathB = App.runs.comparePath(path)
             const save = (onB, file) => what === "grid" ? (onB ? comparePane.gridB : mainGrid).grid.saveImage(file)
@@ -228,7 +239,7 @@ ApplicationWindow {
                         objectName: "exportAnimationItem"
                         text: App.runs.exportingAnimation ? qsTr("Decode as animation (writing…)") : qsTr("Decode as animation (APNG)…")
                         enabled: App.runs.run.stepCount > 0 && !App.runs.exportingAnimation
-                        onTriggered: { exportDialog.what = "animation"; window.suggestFile(exportDialog, "decode", "png"); exportDialog.open() }
+                        onTriggered: animationDialog.open()
                     }
                     MenuItem { objectName: "exportCsvItem"; text: qsTr("Per-step statistics as CSV…"); onTriggered: { exportDialog.what = "csv"; window.suggestFile(exportDialog, "steps", "csv"); exportDialog.open() } }
                 }

@@ -62,6 +62,34 @@ private Q_SLOTS:
         QVERIFY2(o.error.contains("bogus"), qPrintable(o.error));
     }
 
+    // --save-animation's choices become exportAnimation's options; nonsense is refused before the
+    // window opens, saying what is expected.
+    void animationChoicesFromTheCommandLine() {
+        auto parsed = [](QStringList extra) {
+            return parseAppOptions(QStringList{"dlmscope", "--save-animation", "d.png"} + extra);
+        };
+        AppOptions o = parsed({"--animation-steps", "20-60", "--animation-speed", "2.5", "--animation-scale", "1"});
+        QVERIFY2(o.error.isEmpty(), qPrintable(o.error));
+        QCOMPARE(o.animationOptions, (QVariantMap{{"from", 20}, {"to", 60}, {"stepsPerSecond", 2.5}, {"scale", 1}}));
+        QCOMPARE(parsed({"--animation-steps", "7-"}).animationOptions, (QVariantMap{{"from", 7}}));  // to the end
+        QCOMPARE(parsed({"--animation-steps", "0"}).animationOptions, (QVariantMap{{"from", 0}, {"to", 0}}));
+        QVERIFY(parsed({}).animationOptions.isEmpty());
+        const std::vector<std::pair<QStringList, QString>> refused{
+            {{"--animation-steps", "60-20"}, "the last step comes before the first"},
+            {{"--animation-steps", "-5"}, "expects FROM-TO"},
+            {{"--animation-steps", "1-2-3"}, "expects FROM-TO"},
+            {{"--animation-speed", "0"}, "0.5 to 240"},
+            {{"--animation-speed", "fast"}, "0.5 to 240"},
+            {{"--animation-scale", "3"}, "1 or 2"},
+        };
+        for (const auto& [args, says] : refused) {
+            const QString error = parsed(args).error;
+            QVERIFY2(error.contains(says), qPrintable(args.join(' ') + ": " + error));
+        }
+        const QString alone = parseAppOptions({"dlmscope", "--animation-steps", "2-4"}).error;
+        QVERIFY2(alone.contains("go with --save-animation"), qPrintable(alone));
+    }
+
     // --preset and --compare-preset take the names the preset box and the CLI's --preset take;
     // --set changes the preset further, and an unknown name is refused with the list.
     void aPresetByNameFromTheCommandLine() {

@@ -285,6 +285,28 @@ private Q_SLOTS:
         QVERIFY2(c.status().contains(QString("animation of %1 frames to %2").arg(c.runs()->run()->stepCount() + 1).arg(animation)),
                  qPrintable(c.status()));
         QVERIFY(!QImage(animation).isNull());
+        // Part of it, as the export dialog asks: the plan says what will be written, the status
+        // line which steps were; steps past the run are refused with the range there is.
+        const QVariantMap part{{"from", 2}, {"to", 5}, {"stepsPerSecond", 4}, {"scale", 1}};
+        const QVariantMap plan = c.runs()->animationPlan(part);
+        QCOMPARE(plan.value("problem").toString(), QString());
+        QCOMPARE(plan.value("steps").toInt(), steps);
+        QCOMPARE(plan.value("frames").toInt(), 4);
+        QCOMPARE(plan.value("seconds").toDouble(), 3 / 4.0 + 3);
+        QVERIFY(plan.value("width").toInt() > 600 && plan.value("height").toInt() > 100);
+        QCOMPARE(c.runs()->animationPlan({{"scale", 2}}).value("width").toInt(), 2 * plan.value("width").toInt());
+        QCOMPARE(c.runs()->animationPlan({}).value("scale").toDouble(), 2.0);  // automatic, for a canvas this small
+        QCOMPARE(plan.value("scale").toDouble(), 1.0);
+        QVERIFY(c.runs()->exportAnimation(animation, part));
+        QTRY_VERIFY_WITH_TIMEOUT(!c.runs()->exportingAnimation(), 60000);
+        QVERIFY2(c.status().contains(QString("Exported steps 2–5 of the decode as an animation of 4 frames to %1").arg(animation)),
+                 qPrintable(c.status()));
+        QCOMPARE(QImage(animation).width(), plan.value("width").toInt());
+        const QVariantMap past{{"from", 2}, {"to", steps + 1}};
+        QVERIFY(c.runs()->animationPlan(past).value("problem").toString().contains(QString("there is no step %1").arg(steps + 1)));
+        QVERIFY(!c.runs()->exportAnimation(animation, past));
+        QVERIFY2(c.errorString().contains("Could not export the animation"), qPrintable(c.errorString()));
+        c.clearError();
         AppController::setInstance(nullptr);
     }
 
@@ -399,7 +421,29 @@ private Q_SLOTS:
         QCOMPARE(offered("saveTraceButton", "saveTraceDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking.ndjson / Save"));
         QCOMPARE(offered("exportGridItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-grid.png / Export"));
         QCOMPARE(offered("exportCsvItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-steps.csv / Export"));
-        QCOMPARE(offered("exportAnimationItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-decode.png / Export"));
+        // The animation's choices come first (the whole run, at the replay speed), then the file;
+        // part of the run is named for its steps.
+        QObject* choices = app.w.find<QObject>("animationDialog");
+        QVERIFY(choices);
+        auto animationOffered = [&](int from, int to) {
+            QMetaObject::invokeMethod(app.w.find<QObject>("exportAnimationItem"), "triggered");
+            if (!QTest::qWaitFor([&] { return choices->property("visible").toBool(); }, 5000)) return QStringLiteral("no choices");
+            if (app.w.find<QObject>("animationFrom")->property("value").toInt() != 0 ||
+                app.w.find<QObject>("animationTo")->property("value").toInt() != 16)
+                return QStringLiteral("not the whole run");
+            if (from >= 0) {
+                app.w.find<QObject>("animationFrom")->setProperty("value", from);
+                app.w.find<QObject>("animationTo")->setProperty("value", to);
+            }
+            const QString plan = app.w.find<QObject>("animationPlan")->property("text").toString();
+            const int frames = from >= 0 ? to - from + 1 : 17;
+            if (!plan.startsWith(QString("%1 frames, ").arg(frames))) return "plan: " + plan;
+            return offered("animationChooseFile", "exportDialog");
+        };
+        QCOMPARE(animationOffered(-1, -1), QStringLiteral("tiny-mdlm-SureLock-unlocking-decode.png / Export"));
+        QCOMPARE(animationOffered(2, 5), QStringLiteral("tiny-mdlm-SureLock-unlocking-decode-steps-2-5.png / Export"));
+        QCOMPARE(app.w.find<QObject>("exportDialog")->property("animationOptions").toMap(),
+                 (QVariantMap{{"from", 2}, {"to", 5}, {"stepsPerSecond", 20}, {"scale", 0}}));
         QCOMPARE(offered("exportHeatmapItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-kl.png / Export"));
     }
 

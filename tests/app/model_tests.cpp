@@ -659,6 +659,66 @@ private Q_SLOTS:
             QCOMPARE(played.frames[f].copy(0, captionTop, single.frames[0].width(), captionHeight),
                      single.frames[f].copy(0, 0, single.frames[0].width(), captionHeight));
     }
+    // Part of a run, at its own speed and size: frames from the first step asked to the last, the
+    // captions counting as the run does, the legend naming only what those steps show; compare
+    // mode's shorter run stays at its last step past its end.
+    void aPartOfTheRunAtItsOwnSpeedAndSize() {
+        const SyntheticRun longer = makeSyntheticRun(45, 14), shorter = makeSyntheticRun(30, 5, false);
+        DecodeAnimation a;
+        a.panels.push_back({longer.steps, 45, 0, "A · synthetic · SureLock", {}});
+        a.panels.push_back({shorter.steps, 30, 0, "B · synthetic · baseline", "✓ Correct: 5"});
+        a.firstStep = 3;
+        a.lastStep = 9;
+        a.stepsPerSecond = 4;
+        a.scale = 1;
+        QVERIFY2(a.problem().isEmpty(), qPrintable(a.problem()));
+        QCOMPARE(a.frames(), 7);
+        const PlayedApng played = written(a, 7);
+        QVERIFY2(played.error.isEmpty(), qPrintable(played.error));
+        QCOMPARE(played.frames.size(), size_t(7));
+        QCOMPARE(played.frames[0].size(), a.pixelSize());
+        QCOMPARE(played.delaysMs[0], 500);  // the first frame stays long enough to be seen
+        QCOMPARE(played.delaysMs[1], 250);
+        QCOMPARE(played.delaysMs.back(), 3000);
+        for (size_t f = 0; f < played.frames.size(); ++f) {
+            QVERIFY2(gridShows(played.frames[f], a, 0, longer.steps[f + 2]), qPrintable(QString::number(f)));
+            QVERIFY2(gridShows(played.frames[f], a, 1, shorter.steps[std::min(f + 2, size_t(4))]), qPrintable(QString::number(f)));
+        }
+        // The same steps at 2 pixels a point: twice as wide and high.
+        DecodeAnimation sharp = a;
+        sharp.scale = 2;
+        QCOMPARE(sharp.pixelSize(), a.pixelSize() * 2);
+        QCOMPARE(sharp.lastStep, 9);
+        // One frame is a still picture of that step.
+        DecodeAnimation still = a;
+        still.firstStep = still.lastStep = 0;
+        const PlayedApng one = written(still, 1);
+        QVERIFY2(one.error.isEmpty(), qPrintable(one.error));
+        QVERIFY(gridShows(one.frames[0], still, 0, StepTracePtr()));
+        // The masked canvas alone shows no locked cell, so its legend names none.
+        const int gridBottom = int(a.gridOrigin(1).y() + a.geometry(1).contentHeight());  // scale 1: points are pixels
+        const auto legendOf = [&](const QImage& frame) { return frame.copy(0, gridBottom, frame.width(), frame.height() - gridBottom); };
+        QVERIFY(!hasColour(legendOf(one.frames[0]), cell_style::stateColor(dlm::PosState::Locked)));
+        QVERIFY(hasColour(legendOf(played.frames[0]), cell_style::stateColor(dlm::PosState::Locked)));
+
+        // Choices that make no picture say why.
+        const std::vector<std::pair<std::function<void(DecodeAnimation&)>, QString>> wrong{
+            {[](DecodeAnimation& x) { x.lastStep = 15; }, "from 0 (the masked canvas) to 14; there is no step 15"},
+            {[](DecodeAnimation& x) { x.firstStep = -1; }, "there is no step -1"},
+            {[](DecodeAnimation& x) { x.firstStep = 10; }, "the last step shown (9) comes before the first (10)"},
+            {[](DecodeAnimation& x) { x.stepsPerSecond = 0; }, "0.5 to 240 steps a second"},
+            {[](DecodeAnimation& x) { x.scale = 3; }, "1 or 2 pixels a point"},
+        };
+        QTemporaryDir dir;
+        for (const auto& [spoil, says] : wrong) {
+            DecodeAnimation x = a;
+            spoil(x);
+            QVERIFY2(x.problem().contains(says), qPrintable(x.problem()));
+            QVERIFY(writeDecodeAnimation(x, dir.filePath("x.png")).contains(says));
+            QVERIFY(!QFileInfo::exists(dir.filePath("x.png")));
+        }
+    }
+
     // A run's panel says the verdict as the grid pane's badge does (one wording), an answer the
     // model never gave included.
     void aPanelSaysTheVerdictAsTheBadge() {

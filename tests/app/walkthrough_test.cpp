@@ -237,7 +237,8 @@ private Q_SLOTS:
             QVERIFY2(QImage(a) != QImage(b), exported);
             QTRY_VERIFY2(c_->status().contains(QFileInfo(b).fileName()), qPrintable(c_->status()));
         }
-        // The animation puts both in one picture, A above B (written off the GUI thread).
+        // The animation puts both in one picture, A above B (written off the GUI thread); here the
+        // first six steps, chosen in its dialog before the file.
         const QString animation = outDir() + "/compare-decode.png";
         QFile::remove(animation);
         clickNamed("exportButton");
@@ -245,8 +246,14 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(item && item->isVisible(), 5000);
         QTest::qWait(300);
         click(item);
+        auto* to = find("animationTo");
+        QTRY_VERIFY_WITH_TIMEOUT(to && to->isVisible(), 5000);
+        QTest::qWait(300);  // the dialog's open transition
+        QVERIFY(to->setProperty("value", 6));
+        win_->grabWindow().save(outDir() + "/3-animation-dialog.png");
+        clickNamed("animationChooseFile");
         acceptDialog("exportDialog", "selectedFile", animation);
-        QTRY_VERIFY_WITH_TIMEOUT(c_->status().contains("A above B, to " + animation), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(c_->status().contains("Exported steps 0–6 of runs A and B as one animation of 7 frames, A above B, to " + animation), 60000);
         QVERIFY(!QFileInfo::exists(RunController::pathOfB(animation)));
         clickNamed("compareButton");
         QTRY_VERIFY(!c_->runs()->compareMode());
