@@ -127,6 +127,11 @@ int DecodeAnimation::shownLast() const { return lastStep < 0 ? steps() : lastSte
 
 int DecodeAnimation::frames() const { return std::max(0, shownLast() - firstStep + 1); }
 
+int DecodeAnimation::delayMs(int frame) const {
+    const int stepMs = int(std::lround(1000.0 / stepsPerSecond));
+    return frame == frames() - 1 ? kLastFrameMs : frame == 0 ? std::max(stepMs, kFirstFrameMinMs) : stepMs;
+}
+
 QString DecodeAnimation::problem() const {
     if (panels.empty()) return QStringLiteral("the run has no steps");
     for (const DecodePanel& p : panels)
@@ -193,7 +198,6 @@ QString writeDecodeAnimation(const DecodeAnimation& a, const QString& path,
         g.setRenderHint(QPainter::TextAntialiasing);
         layOutLegend(frame.legend, font, logical.width() - 2 * kMargin, frame.legendTop, &g);
     }
-    const int stepMs = int(std::lround(1000.0 / a.stepsPerSecond));
     std::vector<std::vector<CanvasModel::CellKey>> painted;  // what each cell shows now
     for (const DecodePanel& p : a.panels) painted.emplace_back(size_t(p.positions));
 
@@ -235,8 +239,7 @@ QString writeDecodeAnimation(const DecodeAnimation& a, const QString& path,
         }
         g.end();
 
-        const int delay = f == frames - 1 ? kLastFrameMs : f == 0 ? std::max(stepMs, kFirstFrameMinMs) : stepMs;
-        if (!writer.addFrame(image, delay)) return QStringLiteral("Could not write %1: %2").arg(path, writer.error());
+        if (!writer.addFrame(image, a.delayMs(f))) return QStringLiteral("Could not write %1: %2").arg(path, writer.error());
         if (progress) progress(f + 1, frames);
     }
     if (!writer.finish() || !file.commit())

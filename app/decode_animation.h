@@ -37,6 +37,9 @@ struct DecodeAnimation {
     int steps() const;      // the longest run's
     int shownLast() const;  // lastStep, or the longest run's last step
     int frames() const;     // one per step shown
+    // How long frame `frame` shows: a step at the speed; the first at least 0.5 s (seen before it
+    // moves), the last 3 s (the answer read before the loop starts again).
+    int delayMs(int frame) const;
     // What is wrong with the runs or the choices, for the user; empty when it can be written.
     QString problem() const;
     // The picture's layout: each run's grid as the app lays it out, 960 points wide.

@@ -365,10 +365,11 @@ QVariantMap RunController::animationPlan(const QVariantMap& options) const {
     QString problem = a.problem();
     if (run_.stepCount() == 0) problem = tr("there is no decode yet: run one or open a trace");
     const QSize pixels = problem.isEmpty() ? a.pixelSize() : QSize();
-    const double seconds = a.frames() > 0 ? (a.frames() - 1) / a.stepsPerSecond + 3.0 : 0;
+    int playMs = 0;
+    for (int f = 0; problem.isEmpty() && f < a.frames(); ++f) playMs += a.delayMs(f);
     return {{QStringLiteral("steps"), a.steps()},
             {QStringLiteral("frames"), problem.isEmpty() ? a.frames() : 0},
-            {QStringLiteral("seconds"), problem.isEmpty() ? seconds : 0.0},
+            {QStringLiteral("seconds"), playMs / 1000.0},
             {QStringLiteral("width"), pixels.width()},
             {QStringLiteral("height"), pixels.height()},
             {QStringLiteral("scale"), a.pixelRatio()},

@@ -292,7 +292,9 @@ private Q_SLOTS:
         QCOMPARE(plan.value("problem").toString(), QString());
         QCOMPARE(plan.value("steps").toInt(), steps);
         QCOMPARE(plan.value("frames").toInt(), 4);
-        QCOMPARE(plan.value("seconds").toDouble(), 3 / 4.0 + 3);
+        QCOMPARE(plan.value("seconds").toDouble(), 0.5 + 2 * 0.25 + 3);  // at 4 steps a second: the first frame 0.5 s, the last 3 s
+        QCOMPARE(c.runs()->animationPlan({{"from", 2}, {"to", 5}, {"stepsPerSecond", 20}}).value("seconds").toDouble(),
+                 0.5 + 2 * 0.05 + 3);  // the first frame stays at least 0.5 s
         QVERIFY(plan.value("width").toInt() > 600 && plan.value("height").toInt() > 100);
         QCOMPARE(c.runs()->animationPlan({{"scale", 2}}).value("width").toInt(), 2 * plan.value("width").toInt());
         QCOMPARE(c.runs()->animationPlan({}).value("scale").toDouble(), 2.0);  // automatic, for a canvas this small
