@@ -120,6 +120,7 @@ private Q_SLOTS:
         QVERIFY2(waitRun(), qPrintable(c_->errorString()));
         QVERIFY(c_->runs()->run()->complete());
         QVERIFY(find("verdictBadge")->isVisible());
+        QTest::qWait(600);  // the charts draw their last steps a few frames later (as --screenshot waits)
         win_->grabWindow().save(outDir() + "/1-run.png");
     }
 
