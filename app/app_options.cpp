@@ -1,13 +1,14 @@
 #include "app_options.h"
 
 #include <QCommandLineParser>
-#include <QRegularExpression>
 #include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <cstdio>
 #include <cstdlib>
 
 #include "decode/settings_schema.h"
+#include "decode_animation.h"
 #include "model/embedded_models.h"
 #include "local_path.h"
 
@@ -152,8 +153,9 @@ AppOptions parseAppOptions(const QStringList& arguments) {
     if (p.isSet(animationSpeed)) {
         bool ok = false;
         const double speed = p.value(animationSpeed).toDouble(&ok);
-        if (!ok || !(speed >= 0.5 && speed <= 240))
-            o.error = QStringLiteral("--animation-speed expects 0.5 to 240 steps a second, got '%1'").arg(p.value(animationSpeed));
+        if (!ok || !(speed >= DecodeAnimation::kMinStepsPerSecond && speed <= DecodeAnimation::kMaxStepsPerSecond))
+            o.error = QStringLiteral("--animation-speed expects %1 to %2 steps a second, got '%3'")
+                          .arg(DecodeAnimation::kMinStepsPerSecond).arg(DecodeAnimation::kMaxStepsPerSecond).arg(p.value(animationSpeed));
         else o.animationOptions["stepsPerSecond"] = speed;
     }
     if (p.isSet(animationScale)) {

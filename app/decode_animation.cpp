@@ -142,8 +142,8 @@ QString DecodeAnimation::problem() const {
             .arg(n).arg(firstStep < 0 || firstStep > n ? firstStep : shownLast());
     if (shownLast() < firstStep)
         return QStringLiteral("the last step shown (%1) comes before the first (%2)").arg(shownLast()).arg(firstStep);
-    if (!(stepsPerSecond >= 0.5 && stepsPerSecond <= 240))
-        return QStringLiteral("the speed is 0.5 to 240 steps a second, not %1").arg(stepsPerSecond);
+    if (!(stepsPerSecond >= kMinStepsPerSecond && stepsPerSecond <= kMaxStepsPerSecond))
+        return QStringLiteral("the speed is %1 to %2 steps a second, not %3").arg(kMinStepsPerSecond).arg(kMaxStepsPerSecond).arg(stepsPerSecond);
     if (scale != 0 && scale != 1 && scale != 2) return QStringLiteral("the scale is 1 or 2 pixels a point, not %1").arg(scale);
     return {};
 }

@@ -25,7 +25,9 @@ struct DecodePanel {
 
 struct DecodeAnimation {
     std::vector<DecodePanel> panels;  // one run, or A and B
-    double stepsPerSecond = 20;       // 0.5 to 240
+    // The replay's speeds (the replay speed is clamped to them, so any of its values can be written).
+    static constexpr double kMinStepsPerSecond = 0.5, kMaxStepsPerSecond = 240;
+    double stepsPerSecond = 20;
     // The steps shown, counted as the captions count them: 0 is the masked canvas, k the grid
     // after k steps. A lecture shows the part of a long decode it talks about.
     int firstStep = 0;

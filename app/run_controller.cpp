@@ -28,7 +28,8 @@ QString stepCount(qsizetype n) {
 RunController::RunController(DecodeEngine* engine, ModelHost* model, DecodeConfig* config, bool persist, bool restore,
                              QObject* parent)
     : QObject(parent), engine_(engine), model_(model), config_(config), persist_(persist) {
-    if (persist_ && restore) replay_speed_ = std::clamp(QSettings().value("replay/speed", replay_speed_).toDouble(), 0.5, 240.0);
+    if (persist_ && restore) replay_speed_ = std::clamp(QSettings().value("replay/speed", replay_speed_).toDouble(),
+                                                     DecodeAnimation::kMinStepsPerSecond, DecodeAnimation::kMaxStepsPerSecond);
     for (RunView* v : {&run_, &compare_})
         v->setAnswerLookup([config](const QString& prompt) { return config->answerFor(prompt); });
     connect(engine_, &DecodeEngine::runStarted, this, &RunController::onRunStarted);
@@ -266,7 +267,7 @@ void RunController::setViewStep(int step) {
 }
 
 void RunController::setReplaySpeed(double s) {
-    s = std::clamp(s, 0.5, 240.0);
+    s = std::clamp(s, DecodeAnimation::kMinStepsPerSecond, DecodeAnimation::kMaxStepsPerSecond);
     if (qFuzzyCompare(s, replay_speed_)) return;
     replay_speed_ = s;
     if (replay_timer_.isActive()) replay_timer_.setInterval(int(1000 / replay_speed_));
