@@ -444,6 +444,18 @@ private Q_SLOTS:
         };
         QCOMPARE(animationOffered(-1, -1), QStringLiteral("tiny-mdlm-SureLock-unlocking-decode.png / Export"));
         QCOMPARE(animationOffered(2, 5), QStringLiteral("tiny-mdlm-SureLock-unlocking-decode-steps-2-5.png / Export"));
+        // "Whole run" puts a range back to every step.
+        QMetaObject::invokeMethod(app.w.find<QObject>("exportAnimationItem"), "triggered");
+        QTRY_VERIFY(choices->property("visible").toBool());
+        app.w.find<QObject>("animationFrom")->setProperty("value", 3);
+        app.w.find<QObject>("animationTo")->setProperty("value", 7);
+        QVERIFY(app.w.find<QObject>("animationWholeRun")->property("enabled").toBool());
+        QMetaObject::invokeMethod(app.w.find<QObject>("animationWholeRun"), "clicked");
+        QCOMPARE(app.w.find<QObject>("animationFrom")->property("value").toInt(), 0);
+        QCOMPARE(app.w.find<QObject>("animationTo")->property("value").toInt(), 16);
+        QVERIFY(!app.w.find<QObject>("animationWholeRun")->property("enabled").toBool());
+        QMetaObject::invokeMethod(choices, "reject");
+        QTRY_VERIFY(!choices->property("visible").toBool());
         QCOMPARE(app.w.find<QObject>("exportDialog")->property("animationOptions").toMap(),
                  (QVariantMap{{"from", 2}, {"to", 5}, {"stepsPerSecond", 20}, {"scale", 0}}));
         QCOMPARE(offered("exportHeatmapItem", "exportDialog"), QStringLiteral("tiny-mdlm-SureLock-unlocking-kl.png / Export"));
