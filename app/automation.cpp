@@ -107,8 +107,7 @@ void Automation::finish(bool ok) {
         QEvent leave(QEvent::Leave);
         QCoreApplication::sendEvent(window_, &leave);
     }
-    // Give the scene graph a few frames to draw the last step (charts, heatmaps) first.
-    QTimer::singleShot(600, this, [this, ok] {
+    QTimer::singleShot(kSettleMs, this, [this, ok] {
         // Output that could not be written makes the launch fail: an automated caller must not
         // take a missing screenshot or trace for success.
         bool written = true;

@@ -14,6 +14,9 @@ class QQuickWindow;
 class Automation : public QObject {
     Q_OBJECT
 public:
+    // How long a capture waits after a run for the scene graph to draw the last step: Qt Charts
+    // renders its series a few frames after the points arrive (up to about half a second under load).
+    static constexpr int kSettleMs = 600;
     Automation(AppController* controller, QQuickWindow* window, AppOptions options, QObject* parent = nullptr);
     // Opens `modelDir`; if it cannot be opened, `fallback` (when given), the error staying shown.
     void start(const QString& modelDir, const QString& fallback = {});

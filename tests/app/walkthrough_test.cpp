@@ -120,7 +120,7 @@ private Q_SLOTS:
         QVERIFY2(waitRun(), qPrintable(c_->errorString()));
         QVERIFY(c_->runs()->run()->complete());
         QVERIFY(find("verdictBadge")->isVisible());
-        QTest::qWait(600);  // the charts draw their last steps a few frames later (as --screenshot waits)
+        QTest::qWait(Automation::kSettleMs);  // the charts draw their last steps a few frames later
         win_->grabWindow().save(outDir() + "/1-run.png");
     }
 
@@ -221,6 +221,7 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(c_->runs()->run()->complete() && c_->runs()->compareRun()->complete() && !c_->runs()->running(), 120000);
         QVERIFY2(c_->errorString().isEmpty(), qPrintable(c_->errorString()));
         QVERIFY(!c_->runs()->compareSummary().isEmpty());
+        QTest::qWait(Automation::kSettleMs);
         win_->grabWindow().save(outDir() + "/3-compare.png");
         // The grid's and the heatmap's exports keep both sides: B beside A.
         for (const char* exported : {"Grid", "Heatmap"}) {
@@ -361,6 +362,7 @@ private Q_SLOTS:
         }
         clickNamed("runButton");
         QVERIFY(waitRun());
+        QTest::qWait(Automation::kSettleMs);
         win_->grabWindow().save(outDir() + "/4-small.png");
     }
 };
