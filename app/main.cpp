@@ -5,7 +5,6 @@
 #include <QDir>
 #include <QQmlApplicationEngine>
 #include <QQmlContext>
-#include <QQuickStyle>
 #include <QQuickWindow>
 #include <QTimer>
 #include <QtQml/qqmlextensionplugin.h>
@@ -13,6 +12,7 @@
 
 #include "app_controller.h"
 #include "app_options.h"
+#include "app_style.h"
 #include "automation.h"
 
 Q_IMPORT_QML_PLUGIN(DlmscopePlugin)
@@ -41,7 +41,7 @@ int main(int argc, char* argv[]) {
     }
 
     QApplication app(argc, argv);  // Qt Charts needs a QApplication
-    QQuickStyle::setStyle(QStringLiteral("Fusion"));
+    useAppStyle();
     name();
 
     AppController controller(AppController::Options{true, !opts.fresh, opts.windowGeometryGiven});

@@ -172,6 +172,7 @@ ApplicationWindow {
     Shortcut { sequence: "Left"; onActivated: App.runs.setViewStep(App.runs.run.viewStep - 1) }
 
     header: ToolBar {
+        objectName: "toolBar"
         background: Rectangle { color: Theme.panel; border.color: Theme.border }
         // Tooltips (one shared instance; attached here, since it needs an item) quote model folders,
         // server model names and generation_config values: plain text, so that a name with <b> or
@@ -245,7 +246,9 @@ ApplicationWindow {
                 }
             }
             Item { Layout.fillWidth: true }
-            BusyIndicator { running: App.model.loading || App.runs.running; visible: running; implicitWidth: 26; implicitHeight: 26 }
+            // Shown by running alone (an idle indicator draws nothing): one hidden by visible would
+            // leave the row, and the toolbar would change height whenever a run starts or ends.
+            BusyIndicator { running: App.model.loading || App.runs.running; implicitWidth: 26; implicitHeight: 26 }
         }
     }
 
