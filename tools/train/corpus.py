@@ -620,6 +620,9 @@ GEN_LENGTH = {"multiplication": 48, "running_sum": 64, "addition": 48, "addition
               "counting": 96, "word_problem": 192, "story": 96, "repeat": 64}
 # The passes sorting form writes a line per number: eight three-digit numbers take 390 tokens.
 SORTING_PASSES_GEN_LENGTH = 400
+# The canvas each eval row names: the shipped MDLM's forms' (its sorting writes the passes form).
+# Every row of a family gets the same canvas, so it says nothing about the row's answer.
+EVAL_GEN_LENGTH = {**GEN_LENGTH, "sorting": SORTING_PASSES_GEN_LENGTH}
 
 
 def gen_length(family):
@@ -722,7 +725,7 @@ def main():
                 for ex in eval_set(split, n, seed):
                     f.write(json.dumps({"family": ex["family"], "prompt": ex["prompt"],
                                         "answer": ex["answer"],
-                                        "gen_length": GEN_LENGTH[ex["family"]]}) + "\n")
+                                        "gen_length": EVAL_GEN_LENGTH[ex["family"]]}) + "\n")
     if a.write_spm:
         with open(a.write_spm, "w") as f:
             for i, ex in zip(range(a.n), stream(1234, "train")):
