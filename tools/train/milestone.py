@@ -9,8 +9,8 @@ folder (a milestone or a shipped model) with a fresh optimizer on this machine's
 recipe that folder was trained in: its forms, masking and mixture, read from its training.json.
 (On a GPU, tools/train/gpu_train.sh --mdlm-init FOLDER continues it at a GPU's batch.)
 
-  /usr/bin/python3 tools/train/milestone.py keep build-train/sp/G/export tiny-mdlm-sorting-passes
-  /usr/bin/python3 tools/train/milestone.py continue tools/train/milestones/tiny-mdlm-sorting-passes --minutes 100
+  /usr/bin/python3 tools/train/milestone.py keep build-train/<name>-s<seed>/export <name>
+  /usr/bin/python3 tools/train/milestone.py continue tools/train/milestones/<name> --minutes 100
   /usr/bin/python3 tools/train/milestone.py continue resources/models/tiny-mdlm --minutes 100 --run
 """
 import argparse
