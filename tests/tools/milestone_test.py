@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """tools/train/milestone.py: `continue` gives the command that goes on in a folder's own recipe, with a
 data stream none of its phases drew, and train.py accepts it; `keep` copies a whole export and refuses
-an incomplete one."""
+an incomplete one. A form or sequence length given on the command line replaces the folder's."""
 import json
 import os
 import shlex
@@ -47,6 +47,17 @@ assert opt["--work"] == "build-train/tiny-mdlm-s" + opt["--seed"], opt["--work"]
 
 # train.py's own rules accept the command (train_options.py is train.py's parser without PyTorch).
 check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "train_options.py"), *argv],
+                       capture_output=True, text=True)
+assert check.returncode == 0, check.stderr
+
+# A form changed on the command line replaces the folder's (the guider moving to the passes form).
+guider = os.path.join(source, "resources", "models", "tiny-ar")
+p = run("continue", guider, "--minutes", "5", "--sorting-form", "passes", "--max-len", "464")
+assert p.returncode == 0, p.stderr
+argv = shlex.split(p.stdout.strip())[2:]
+assert argv[argv.index("--sorting-form") + 1] == "passes" and argv[argv.index("--max-len") + 1] == "464", argv
+assert argv[argv.index("--model") + 1] == "ar" and argv.count("--sorting-form") == 1, argv
+check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "train_options.py"), *argv[1:]],
                        capture_output=True, text=True)
 assert check.returncode == 0, check.stderr
 

@@ -4,9 +4,10 @@ order (a permutation of 1..n, equal numbers in list order), the sorted line take
 label order, the final answer is the list sorted, and the longest response fits the family's canvas
 (corpus.GEN_LENGTH). Passes: n lines for n numbers, each one round of odd-even transposition sort
 of the line above (neighbours from the first pair on odd passes, from the second on even ones),
-the last one sorted, and the canvas of the form (corpus.gen_length) holds the longest, as the one the
-eval files name for sorting does (corpus.EVAL_GEN_LENGTH); an eval file's row decodes on it (corpus.row_canvas). The draw is the same in every form. gpu_train.sh refuses an unknown form
-before it starts anything (a lease's minutes are not spent finding out)."""
+the last one sorted, and the canvas of the form (corpus.gen_length) holds the longest, as the one
+the committed eval files name for every sorting row does (corpus.EVAL_GEN_LENGTH); an eval file's
+row decodes on it (corpus.row_canvas). The draw is the same in every form. gpu_train.sh refuses an
+unknown form before it starts anything (a lease's minutes are not spent finding out)."""
 import json
 import os
 import random
@@ -90,6 +91,14 @@ def draw(form):
 assert draw("plain") == draw("columns") == draw("ranked") == draw("passes")
 corpus.SORTING_FORM = "ranked"
 
+# The committed eval files name the canvas of the shipped MDLM's sorting form (the passes form)
+# for every sorting row ...
+for split in ("test", "heldout", "paraphrase"):
+    with open(os.path.join(source, "resources", "eval", split + ".jsonl")) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    canvases = {r["gen_length"] for r in rows if r["family"] == "sorting"}
+    assert canvases == {corpus.EVAL_GEN_LENGTH["sorting"]}, (split, canvases)
+
 try:
     import common  # sentencepiece: the canvas check tokenizes
     longest = max(len(common.encode_response(r)) for r in responses)
@@ -105,14 +114,8 @@ worst = corpus.sort_render({"xs": [999 - i for i in range(8)], "ord": "ascending
 longest_passes = max(len(common.encode_response(r)) for r in passes_responses + [worst])
 assert corpus.gen_length("sorting") > corpus.GEN_LENGTH["sorting"], "the passes form has a canvas of its own"
 assert longest_passes <= corpus.gen_length("sorting"), (longest_passes, corpus.gen_length("sorting"))
-# The committed eval files name the canvas of the shipped MDLM's form (the passes form) for every
-# sorting row, and it holds the longest list in that form.
+# ... and that canvas holds the longest list in that form.
 assert longest_passes <= corpus.EVAL_GEN_LENGTH["sorting"], (longest_passes, corpus.EVAL_GEN_LENGTH["sorting"])
-for split in ("test", "heldout", "paraphrase"):
-    with open(os.path.join(source, "resources", "eval", split + ".jsonl")) as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    canvases = {r["gen_length"] for r in rows if r["family"] == "sorting"}
-    assert canvases == {corpus.EVAL_GEN_LENGTH["sorting"]}, (split, canvases)
 # A row of the eval files (the usual canvas) decodes on the form's canvas; other families, and a
 # paraphrase's own shorter canvas, keep theirs.
 assert corpus.row_canvas("sorting", corpus.GEN_LENGTH["sorting"]) == corpus.gen_length("sorting")

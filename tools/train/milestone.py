@@ -12,6 +12,8 @@ recipe that folder was trained in: its forms, masking and mixture, read from its
   /usr/bin/python3 tools/train/milestone.py keep build-train/<name>-s<seed>/export <name>
   /usr/bin/python3 tools/train/milestone.py continue tools/train/milestones/<name> --minutes 100
   /usr/bin/python3 tools/train/milestone.py continue resources/models/tiny-mdlm --minutes 100 --run
+  /usr/bin/python3 tools/train/milestone.py continue resources/models/tiny-ar --minutes 60 \
+      --sorting-form passes --max-len 464      # a form changed: the recipe from here on
 """
 import argparse
 import json
@@ -100,7 +102,9 @@ def continue_command(a):
     name = a.name or f"{os.path.basename(os.path.normpath(a.folder))}-s{seed}"
     work = a.work or f"build-train/{name}"
     cmd = ["/usr/bin/python3", "tools/train/train.py"]
-    given = {"lr": a.lr, "family_weights": a.family_weights}  # what the command line changes
+    # What the command line changes of the recipe: a form changed is a new recipe from here on.
+    given = {"lr": a.lr, "family_weights": a.family_weights, "sorting_form": a.sorting_form,
+             "counting_form": a.counting_form, "max_len": a.max_len}
     for key in RECIPE:
         value = given[key] if given.get(key) is not None else last.get(key)
         if value is not None and value != "":
@@ -132,6 +136,10 @@ def main():
     c.add_argument("--seed", type=int, help="data stream (default: one above every seed of the folder's history)")
     c.add_argument("--lr", type=float, help="peak learning rate (default: the folder's last phase's)")
     c.add_argument("--family-weights", help="the mixture as family=weight,... (default: the folder's last phase's)")
+    c.add_argument("--sorting-form", help="train.py --sorting-form from here on (default: the folder's)")
+    c.add_argument("--counting-form", help="train.py --counting-form from here on (default: the folder's)")
+    c.add_argument("--max-len", type=int, help="train.py --max-len, the longest sequence trained (default: the "
+                   "folder's; the passes sorting form needs 464)")
     c.add_argument("--processes", type=int, default=2, help="CPU processes sharing each step (default 2: both cores)")
     c.add_argument("--name", help="build-train/<name> holds the run (default: the folder's name + -s<seed>)")
     c.add_argument("--work", help="the run's folder (default build-train/<name>)")
