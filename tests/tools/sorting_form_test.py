@@ -116,6 +116,15 @@ assert corpus.gen_length("sorting") > corpus.GEN_LENGTH["sorting"], "the passes 
 assert longest_passes <= corpus.gen_length("sorting"), (longest_passes, corpus.gen_length("sorting"))
 # ... and that canvas holds the longest list in that form.
 assert longest_passes <= corpus.EVAL_GEN_LENGTH["sorting"], (longest_passes, corpus.EVAL_GEN_LENGTH["sorting"])
+# The app's worked sorting example names a canvas of its own (shorter than 400, so that it decodes
+# in a watchable number of steps); it must still hold the example's whole answer in the passes form.
+with open(os.path.join(source, "resources", "eval", "examples.jsonl")) as f:
+    examples = [json.loads(line) for line in f if line.strip()]
+for ex in (e for e in examples if e["family"] == "sorting"):
+    xs = [int(x) for x in re.findall(r"\d+", ex["prompt"])]
+    order = "descending" if ex["answer"] == ", ".join(str(x) for x in sorted(xs, reverse=True)) else "ascending"
+    need = len(common.encode_response(corpus.sort_render({"xs": xs, "ord": order}, None)[0]))
+    assert need <= ex["gen_length"], (ex["prompt"], need, ex["gen_length"])
 # A row of the eval files (the usual canvas) decodes on the form's canvas; other families, and a
 # paraphrase's own shorter canvas, keep theirs.
 assert corpus.row_canvas("sorting", corpus.GEN_LENGTH["sorting"]) == corpus.gen_length("sorting")
