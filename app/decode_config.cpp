@@ -191,6 +191,7 @@ void DecodeConfig::restore() {
     };
     take(settings_, q.value("decode/settings").toMap());
     take(compare_settings_, q.value("decode/compareSettings").toMap());
+    compare_block_own_ = compare_settings_.value("block_length") != settings_.value("block_length");
     preset_index_ = matchPreset(settings_);
     compare_preset_index_ = matchPreset(compare_settings_);
 }
@@ -236,6 +237,7 @@ void DecodeConfig::setSetting(const QString& key, const QVariant& value) {
 
 void DecodeConfig::setCompareSetting(const QString& key, const QVariant& value) {
     compare_settings_.insert(key, value.toString());
+    if (key == QLatin1String("block_length")) compare_block_own_ = true;
     compare_preset_index_ = matchPreset(compare_settings_);
     Q_EMIT settingsChanged();
     save();
@@ -291,6 +293,8 @@ void DecodeConfig::applyPreset(int index) {
 void DecodeConfig::applyComparePreset(int index) {
     compare_settings_ = settings_;  // same prompt, seed and lengths: only the strategy differs
     mergePreset(compare_settings_, index);
+    const auto& presets = dlm::strategy_presets();
+    compare_block_own_ = index >= 0 && index < int(presets.size()) && presets[size_t(index)].settings.count("block_length");
     compare_preset_index_ = matchPreset(compare_settings_);
     Q_EMIT settingsChanged();
     save();
@@ -305,7 +309,8 @@ void DecodeConfig::resetSettings() {
 QVariantMap DecodeConfig::alignCompareToRun() {
     QVariantMap b = compare_settings_;
     for (const char* k : {"seed", "gen_length", "steps"}) b.insert(k, settings_.value(k));
-    fitBlockLength(b);  // B keeps its own block length where it tiles A's canvas
+    if (!compare_block_own_) b.insert("block_length", settings_.value("block_length"));
+    fitBlockLength(b);  // B's own block length stays where it tiles A's canvas
     if (b != compare_settings_) {
         compare_settings_ = b;
         Q_EMIT settingsChanged();
@@ -399,6 +404,7 @@ void DecodeConfig::adoptTrace(const dlm::TraceHeader& h, const dlm::TraceHeader*
     if (!model_ready_) family_ = h.family;  // with a model loaded, Run decodes on that one
     bool changed = take(settings_, preset_index_, h);
     if (compare) changed |= take(compare_settings_, compare_preset_index_, *compare);
+    compare_block_own_ = compare_settings_.value("block_length") != settings_.value("block_length");
     if (changed) Q_EMIT settingsChanged();
     const QString prompt = QString::fromStdString(h.prompt);
     if (!prompt.isEmpty() && prompt != prompt_) {

@@ -104,7 +104,8 @@ public:
     // The issues no parameter control shows: those naming no setting, or one without a control.
     Q_INVOKABLE QVariantList generalIssues() const;
 
-    // Run B shares run A's prompt, seed and lengths; returns B's settings so aligned.
+    // Run B shares run A's prompt, seed and lengths (its block length too, unless B has its own);
+    // returns B's settings so aligned.
     QVariantMap alignCompareToRun();
     // A model was loaded (its chat template and generation defaults apply) or moved to another
     // backend (nothing changes but the check against it).
@@ -146,6 +147,9 @@ private:
     QVariantList issues_, presets_, parameters_, examples_;
     QStringList strategies_;
     int preset_index_ = 0, compare_preset_index_ = 1, base_preset_ = 0;
+    // B's block length is its own (its preset names one, or it was set for B) rather than A's,
+    // which B otherwise follows: a compare changes the strategy, not the blocks, unless asked to.
+    bool compare_block_own_ = false;
     quint64 validation_counter_ = 0;
     QTimer validate_timer_;
 };

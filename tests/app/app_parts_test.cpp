@@ -535,6 +535,36 @@ private Q_SLOTS:
         QSettings().clear();
     }
 
+    // B differs from A in its strategy: A's block length edited after B's preset was picked is
+    // B's too, unless B's preset names its own (Fast-dLLM's 32) or B was given one.
+    void compareRunBFollowsABlockLengthUnlessItHasItsOwn() {
+        FakeDecodeEngine e;
+        AppController app({false, false}, &e);
+        loadInto(app, e, "m");
+        Q_EMIT e.validated(e.validations.last(), {});
+        DecodeConfig* c = app.config();
+        const auto presetNamed = [c](const QString& name) {
+            for (int i = 0; i < c->presets().size(); ++i)
+                if (c->presets()[i].toMap().value("name").toString() == name) return i;
+            return -1;
+        };
+        c->setSetting("gen_length", "160");
+        c->applyComparePreset(presetNamed("SureLock"));
+        c->setSetting("block_length", "32");
+        QCOMPARE(c->alignCompareToRun().value("block_length").toString(), QStringLiteral("32"));
+        QCOMPARE(c->comparePresetIndex(), presetNamed("SureLock"));
+
+        c->setSetting("block_length", "0");
+        c->applyComparePreset(presetNamed("Fast-dLLM dual cache"));
+        c->setSetting("block_length", "80");
+        QCOMPARE(c->alignCompareToRun().value("block_length").toString(), QStringLiteral("32"));
+
+        c->applyComparePreset(presetNamed("SureLock"));
+        c->setCompareSetting("block_length", "40");
+        c->setSetting("block_length", "16");
+        QCOMPARE(c->alignCompareToRun().value("block_length").toString(), QStringLiteral("40"));
+    }
+
     void aCompareRunsBAfterAWithTheSameSeedAndCanvas() {
         FakeDecodeEngine e;
         AppController app({false, false}, &e);
