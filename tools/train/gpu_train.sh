@@ -40,8 +40,8 @@
 #    passes form, whether each pass compares neighbours right: tools/train/sorting_passes.py) and
 #    whether it compares a spelled letter with the asked one (tools/train/letter_compare.py);
 #    each row's decode goes into the result (predictions-<model>-<split>.jsonl), and eval.txt says
-#    where arithmetic, word problems and letter counts go wrong (tools/train/arithmetic_parts.py,
-#    word_problem_parts.py, letter_count_parts.py);
+#    where arithmetic, word problems, letter counts and sortings go wrong (tools/train/arithmetic_parts.py,
+#    word_problem_parts.py, letter_count_parts.py, sorting_parts.py);
 # 4. writes to OUT_DIR: result.tar.xz split into parts of 15 MB (result.tar.xz.part-aa, -ab, ...)
 #    holding models/tiny-{mdlm,ar} (and tiny-dream), the loss plots and curves.csv (accuracy per family vs examples
 #    seen), and beside it train-mdlm.log, train-ar.log and eval.txt to read at once.
@@ -302,14 +302,15 @@ if [ "$TRAIN_MDLM" = 1 ] && [ "$MDLM_KIND" = mdlm ]; then
     >"$WORK/eval-$MDLM_NAME-letters.txt" 2>&1 || echo "!! letter comparison of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-letters.txt"; } &
 fi
 wait
-# Where each model's arithmetic and word problems go wrong, part by part (docs/models.md, "Where
+# Where each model's arithmetic, word problems, letter counts and sortings go wrong, part by part (docs/models.md, "Where
 # held-out arithmetic breaks"): reading a wording against computing the worked line.
 for f in "$WORK"/result/predictions-*.jsonl; do
   [ -s "$f" ] || continue
   { echo "--- $(basename "$f" .jsonl)"
     "$PY" "$ROOT/tools/train/arithmetic_parts.py" "$f" || true
     "$PY" "$ROOT/tools/train/word_problem_parts.py" "$f" || true
-    "$PY" "$ROOT/tools/train/letter_count_parts.py" "$f" || true; } >>"$WORK/eval-parts.txt" 2>&1
+    "$PY" "$ROOT/tools/train/letter_count_parts.py" "$f" || true
+    "$PY" "$ROOT/tools/train/sorting_parts.py" "$f" || true; } >>"$WORK/eval-parts.txt" 2>&1
 done
 cat "$WORK"/eval-*.txt | tee "$OUT/eval.txt"
 cp "$OUT/eval.txt" "$WORK/result/"
