@@ -50,12 +50,14 @@ check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "
                        capture_output=True, text=True)
 assert check.returncode == 0, check.stderr
 
-# A form changed on the command line replaces the folder's (the guider moving to the passes form).
+# A form changed on the command line replaces the folder's (as the guider moved to the passes form).
 guider = os.path.join(source, "resources", "models", "tiny-ar")
-p = run("continue", guider, "--minutes", "5", "--sorting-form", "passes", "--max-len", "464")
+with open(os.path.join(guider, "training.json")) as f:
+    other_form = "columns" if json.load(f)["args"]["sorting_form"] == "passes" else "passes"
+p = run("continue", guider, "--minutes", "5", "--sorting-form", other_form, "--max-len", "500")
 assert p.returncode == 0, p.stderr
 argv = shlex.split(p.stdout.strip())[2:]
-assert argv[argv.index("--sorting-form") + 1] == "passes" and argv[argv.index("--max-len") + 1] == "464", argv
+assert argv[argv.index("--sorting-form") + 1] == other_form and argv[argv.index("--max-len") + 1] == "500", argv
 assert argv[argv.index("--model") + 1] == "ar" and argv.count("--sorting-form") == 1, argv
 check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "train_options.py"), *argv[1:]],
                        capture_output=True, text=True)
