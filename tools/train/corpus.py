@@ -438,14 +438,22 @@ def sort_ranks(xs, descending):
     return ranks
 
 
+def transposition_pass(xs, k, descending):
+    """xs after pass k (1-based) of odd-even transposition sort: an odd pass compares the
+    neighbours (0,1), (2,3), ..., an even one (1,2), (3,4), ..."""
+    cur = list(xs)
+    for i in range((k - 1) % 2, len(cur) - 1, 2):
+        if (cur[i] < cur[i + 1]) if descending else (cur[i] > cur[i + 1]):
+            cur[i], cur[i + 1] = cur[i + 1], cur[i]
+    return cur
+
+
 def transposition_passes(xs, descending):
     """The list after each pass of odd-even transposition sort (len(xs) passes; the last is sorted)."""
     cur, out = list(xs), []
-    for k in range(len(xs)):
-        for i in range(k % 2, len(cur) - 1, 2):
-            if (cur[i] < cur[i + 1]) if descending else (cur[i] > cur[i + 1]):
-                cur[i], cur[i + 1] = cur[i + 1], cur[i]
-        out.append(list(cur))
+    for k in range(1, len(xs) + 1):
+        cur = transposition_pass(cur, k, descending)
+        out.append(cur)
     return out
 
 

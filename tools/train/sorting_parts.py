@@ -21,6 +21,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import predictions  # noqa: E402
+from corpus import transposition_pass  # noqa: E402
 
 NUMBER = re.compile(r"\d+")
 COPY = re.compile(r"^The numbers are ((?:\d+ )*\d+)\.$", re.M)
@@ -43,15 +44,6 @@ def question(prompt, answer):
         if sorted(run) == sorted(want):
             return run, want != sorted(want)
     return None
-
-
-def transposition_pass(xs, k, descending):
-    """xs after pass k (1-based) of odd-even transposition sort."""
-    cur = list(xs)
-    for i in range((k - 1) % 2, len(cur) - 1, 2):
-        if (cur[i] < cur[i + 1]) if descending else (cur[i] > cur[i + 1]):
-            cur[i], cur[i + 1] = cur[i + 1], cur[i]
-    return cur
 
 
 def count(rows):
