@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "cell_style.h"
+#include "decode/guided_unmask.h"
 #include "decode/settings_schema.h"
 #include "eval/eval_example.h"
 
@@ -217,6 +218,35 @@ QVariantMap RunView::totals() const {
     return m;
 }
 
+// Guided Diffusion: why the step that unmasked `pos` put its token there (the step's counters and
+// the position's place among that step's unmasks); empty for other strategies.
+QString RunView::guidedCommitText(int pos, int reveal_step) const {
+    if (reveal_step < 0 || reveal_step >= history_.stepCount()) return {};
+    const auto& s = history_.step(reveal_step);
+    int index = 0;
+    for (const auto& q : s.positions)
+        if (q.event == dlm::PosEvent::Unmask && q.pos < pos) ++index;
+    const auto reason = dlm::guided_commit_reason(s.counters, index);
+    if (!reason) return {};
+    auto count = [&](const char* key) {
+        const auto it = s.counters.find(key);
+        return it == s.counters.end() ? 0 : int(it->second);
+    };
+    switch (*reason) {
+    case dlm::GuidedCommitReason::Agreed:
+        return tr("agreed: one of the %1 draft tokens the guider accepted in a row (of %2 drafted)")
+            .arg(count("guider_agreed_commits"))
+            .arg(count("guider_drafted"));
+    case dlm::GuidedCommitReason::NoAgreement:
+        return tr("rejected: the guider agreed with none of the %1 drafted, so the diffusion model's own token "
+                  "went in, alone")
+            .arg(count("guider_drafted"));
+    case dlm::GuidedCommitReason::EndFill:
+        return tr("end fill: the step committed an end of text before it");
+    }
+    return {};
+}
+
 QVariantMap RunView::positionDetails(int pos) const {
     QVariantMap m;
     if (pos < 0 || pos >= history_.positionCount() || view_step_ < 0) return m;
@@ -257,6 +287,8 @@ QVariantMap RunView::positionDetails(int pos) const {
     // As of the viewed step, not the end of the run.
     m["revealStep"] = history_.timeline().reveal_step(pos, view_step_);
     m["lockStep"] = history_.timeline().lock_step(pos, view_step_);
+    const QString guider = guidedCommitText(pos, m["revealStep"].toInt());
+    if (!guider.isEmpty()) m["guider"] = guider;
     if (last) {
         m["text"] = cell_style::displayToken(last->text, cell_style::looksSpecial(last->text)).text;
         m["token"] = last->token;

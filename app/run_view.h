@@ -122,6 +122,7 @@ Q_SIGNALS:
     void sourceChanged();
 
 private:
+    QString guidedCommitText(int pos, int reveal_step) const;
     int plannedStepsAt(int shown_steps) const;
 
     RunHistory history_;

@@ -99,6 +99,20 @@ Rectangle {
                 Label { text: inspector.info.lockStep >= 0 ? qsTr("step %1").arg(inspector.info.lockStep + 1) : "—"; color: Theme.text; font.pixelSize: Theme.small }
                 Label { text: qsTr("block"); color: Theme.dim; font.pixelSize: Theme.small }
                 Label { text: inspector.info.block !== undefined ? inspector.info.block : "—"; color: Theme.text; font.pixelSize: Theme.small }
+                // Guided Diffusion only: whether the guider agreed with the token or it went in without.
+                Label { visible: guiderWhy.visible; Layout.row: 3; Layout.column: 0; text: qsTr("guider"); color: Theme.dim; font.pixelSize: Theme.small }
+                Label {
+                    id: guiderWhy
+                    objectName: "guiderReason"
+                    visible: inspector.info.guider !== undefined
+                    text: inspector.info.guider || ""
+                    wrapMode: Text.Wrap
+                    Layout.row: 3
+                    Layout.column: 1
+                    Layout.columnSpan: 3
+                    Layout.fillWidth: true
+                    color: Theme.text; font.pixelSize: Theme.small
+                }
             }
 
             // A locked or frozen row's distribution is not recomputed: show the last one computed, and

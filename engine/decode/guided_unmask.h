@@ -7,13 +7,28 @@
 // written (the next diffusion forward re-predicts the position).
 // With eos_fill (the reference's early stop), committing EOS/EoT fills every remaining mask with
 // EOS. The draft is the run of masked positions from the first one (a suffix under this rule).
+#include <map>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "decode/ar_guider.h"
 #include "decode/unmask_policy.h"
 
 namespace dlm {
+
+// Why a guided step committed a position. A step's commits, in position order, are the draft
+// tokens the guider agreed with, or, where it agreed with none, the first draft token alone; then,
+// after a committed end of text, the EOS fill.
+enum class GuidedCommitReason { Agreed, NoAgreement, EndFill };
+std::string_view guided_commit_reason_name(GuidedCommitReason r);  // "agreed", "no agreement", "end fill"
+
+// The reason for the `index`-th commit (0 = the first in position order) of a step whose strategy
+// counters are `step_counters`; nullopt where they are not a guided step's (or predate the
+// counters this reads) or the step made fewer commits.
+std::optional<GuidedCommitReason> guided_commit_reason(const std::map<std::string, double>& step_counters, int index);
 
 struct GuidedUnmaskOptions {
     int gen_length = 0;
@@ -42,6 +57,9 @@ private:
     GuidedUnmaskOptions o_;
     GuideResult last_;
     int drafted_ = 0;
+    int agreed_ = 0;          // commits the guider agreed with
+    bool no_agreement_ = false;  // the first draft token went in alone
+    int end_fill_ = 0;        // commits of the EOS fill
 };
 
 }  // namespace dlm

@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QPointer>
 #include <QQmlApplicationEngine>
 #include <QQmlExpression>
 #include <QQuickItem>
@@ -644,6 +645,55 @@ private Q_SLOTS:
         QVERIFY(!current.value("candidates").toList().isEmpty());
         QTRY_COMPARE(heading->property("text").toString(),
                      QString("Top-k at step %1 (not recomputed since: frozen)").arg(shown + 1));
+    }
+
+    // Guided Diffusion: the inspector says for every position whether the guider agreed with its
+    // token, or agreed with nothing so that the diffusion model's own token went in, or whether it
+    // is the fill after an end of text; the counts match the steps' counters. Other strategies say
+    // nothing of a guider.
+    void guidedInspectorSaysWhyATokenWentIn() {
+        AppUnderTest app;
+        QVERIFY2(app.w.window && loadModel(app.c), qPrintable(app.c.errorString()));
+        app.c.config()->useExample(0);
+        QVERIFY(decode(app.c, {{"strategy", "guided"}}));
+        RunView* run = app.c.runs()->run();
+        QVERIFY2(run->complete(), qPrintable(app.c.errorString()));
+        const int last = run->stepCount() - 1;
+        app.c.runs()->setViewStep(last);
+        double agreed = 0, alone = 0, filled = 0;
+        for (int i = 0; i <= last; ++i) {
+            const auto& counters = run->history().step(i).counters;
+            agreed += counters.at("guider_agreed_commits");
+            alone += counters.at("guider_no_agreement");
+            filled += counters.at("guider_end_fill");
+        }
+        int n_agreed = 0, n_alone = 0, n_filled = 0, first_alone = -1;
+        const int positions = run->history().positionCount();
+        for (int pos = 0; pos < positions; ++pos) {
+            const QString why = run->positionDetails(pos).value("guider").toString();
+            if (why.startsWith("agreed")) ++n_agreed;
+            else if (why.startsWith("rejected")) {
+                if (first_alone < 0) first_alone = pos;
+                ++n_alone;
+            } else if (why.startsWith("end fill")) ++n_filled;
+            else QFAIL(qPrintable(QString("position %1: '%2'").arg(pos).arg(why)));
+        }
+        QCOMPARE(double(n_agreed), agreed);
+        QCOMPARE(double(n_alone), alone);
+        QCOMPARE(double(n_filled), filled);
+        QCOMPARE(n_agreed + n_alone + n_filled, positions);
+        // The inspector shows it.
+        const int shown = first_alone >= 0 ? first_alone : 0;
+        QVERIFY(QMetaObject::invokeMethod(app.w.window, "openInspector", Q_ARG(QVariant, shown)));
+        QPointer<QObject> label;
+        QTRY_VERIFY((label = app.w.find<QObject>("guiderReason")) != nullptr);
+        QTRY_VERIFY(label->property("visible").toBool());
+        QCOMPARE(label->property("text").toString(), run->positionDetails(shown).value("guider").toString());
+        // The baseline has no guider to speak of.
+        QVERIFY(decode(app.c, {{"strategy", "baseline"}}));
+        app.c.runs()->setViewStep(app.c.runs()->run()->stepCount() - 1);
+        QVERIFY(!app.c.runs()->run()->positionDetails(0).contains("guider"));
+        QTRY_VERIFY(!label || !label->property("visible").toBool());
     }
 
     // A parameter the chosen strategy does not know is an error shown before Run (it used to pass

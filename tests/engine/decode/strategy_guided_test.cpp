@@ -198,6 +198,65 @@ TEST(StrategyGuided, EosCommitFillsTheRest) {
     ASSERT_EQ(commits.size(), 6u);
     EXPECT_EQ(commits[2].token, c.eos_token_id);
     for (std::size_t i = 3; i < 6; ++i) EXPECT_EQ(commits[i].token, c.eos_token_id);  // filled, not drafted 4
+    // The step's counters say why each commit was made: three agreed (the EOS among them), three filled.
+    std::map<std::string, double> counters;
+    policy.add_counters(counters);
+    EXPECT_EQ(counters.at("guider_agreed_commits"), 3);
+    EXPECT_EQ(counters.at("guider_no_agreement"), 0);
+    EXPECT_EQ(counters.at("guider_end_fill"), 3);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(guided_commit_reason(counters, i), GuidedCommitReason::Agreed) << i;
+    for (int i = 3; i < 6; ++i) EXPECT_EQ(guided_commit_reason(counters, i), GuidedCommitReason::EndFill) << i;
+    EXPECT_FALSE(guided_commit_reason(counters, 6).has_value());
+}
+
+// Where the guider agrees with nothing, the one commit is the diffusion model's own draft token,
+// and the counters say so.
+TEST(StrategyGuided, CommitReasonsWhenTheGuiderAgreesWithNothing) {
+    auto g = make_guider(true);
+    ArGuiderOptions o;
+    o.match = GuideMatch::Argmax;
+    o.threads = 1;
+    const ModelConfig c = fake_config();
+    GuidedUnmaskOptions go;
+    go.gen_length = 5;
+    go.eos = c.eos_token_id;
+    go.eot = c.eot_token_id;
+    GuidedUnmask policy(std::make_unique<ArGuider>(Checkpoint{g->ck.dir, test::load_random_checkpoint(g->ck), nullptr},
+                                                   nullptr, o),
+                        go);
+    DecodeCanvas cv({1, 2, 3}, 5, c.mask_token_id);
+    std::vector<RowStats> st(8);
+    std::vector<const RowStats*> by(8, nullptr);
+    for (int p = 3; p < 8; ++p) {
+        st[static_cast<std::size_t>(p)].sampled = 4;
+        by[static_cast<std::size_t>(p)] = &st[static_cast<std::size_t>(p)];
+    }
+    const auto commits = policy.choose(StepContext{0, 0, cv, by});
+    ASSERT_EQ(commits.size(), 1u);
+    std::map<std::string, double> counters;
+    policy.add_counters(counters);
+    EXPECT_EQ(counters.at("guider_accepted"), 0);
+    EXPECT_EQ(counters.at("guider_no_agreement"), 1);
+    EXPECT_EQ(counters.at("guider_agreed_commits"), 0);
+    EXPECT_EQ(counters.at("guider_end_fill"), 0);
+    EXPECT_EQ(guided_commit_reason(counters, 0), GuidedCommitReason::NoAgreement);
+    EXPECT_FALSE(guided_commit_reason(counters, 1).has_value());
+}
+
+TEST(StrategyGuided, CommitReasonsFromAStepsCounters) {
+    // An end of text drafted where the guider agreed with nothing: it goes in alone, the fill after it.
+    const std::map<std::string, double> alone_then_fill = {
+        {"guider_agreed_commits", 0}, {"guider_no_agreement", 1}, {"guider_end_fill", 4}};
+    EXPECT_EQ(guided_commit_reason(alone_then_fill, 0), GuidedCommitReason::NoAgreement);
+    for (int i = 1; i < 5; ++i) EXPECT_EQ(guided_commit_reason(alone_then_fill, i), GuidedCommitReason::EndFill) << i;
+    EXPECT_FALSE(guided_commit_reason(alone_then_fill, 5).has_value());
+    EXPECT_FALSE(guided_commit_reason(alone_then_fill, -1).has_value());
+    // Another strategy's counters, or a trace written before these counters, give no reason.
+    EXPECT_FALSE(guided_commit_reason({{"remasks", 2}}, 0).has_value());
+    EXPECT_FALSE(guided_commit_reason({{"guider_accepted", 3}, {"guider_drafted", 9}}, 0).has_value());
+    EXPECT_EQ(guided_commit_reason_name(GuidedCommitReason::Agreed), "agreed");
+    EXPECT_EQ(guided_commit_reason_name(GuidedCommitReason::NoAgreement), "no agreement");
+    EXPECT_EQ(guided_commit_reason_name(GuidedCommitReason::EndFill), "end fill");
 }
 
 TEST(StrategyGuided, RegistryFindsTheGuiderAndRefusesBadOnes) {
