@@ -66,6 +66,11 @@ ADD_CORES = [
     ("what do {a} and {b} make together", "?"), ("please add {a} and {b}", "."),
     ("I need {a} + {b}", "."), ("could you compute {a} plus {b}", "?"),
     ("{a} plus {b} equals", "?"), ("what is the answer to {a} + {b}", "?"),
+    # The second operand named first, as subtraction's "subtract {b} from {a}" does: without these
+    # every question that names b first was a subtraction, and the model read that order as the
+    # operation (every held-out addition worded so was worked as a subtraction).
+    ("what is {b} added to {a}", "?"), ("{b} added to {a} is what", "?"), ("find {b} added to {a}", "."),
+    ("compute {b} added to {a}", "."), ("what does {b} added to {a} equal", "?"),
 ]
 ADD_STORIES = [
     "{n} has {a} {t} and gets {b} more. How many {t} does {p} have now?",
@@ -75,6 +80,7 @@ ADD_STORIES = [
     "{n} had {a} {t}. Then {p} was given {b} more. How many {t} does {p} have?",
     "A team scored {a} points and then {b} points. What is the total score?",
     "{n} walked {a} steps and then {b} more steps. How many steps was that?",
+    "{n} gets {b} {t} on top of the {a} {p} had. How many {t} does {p} have now?",
 ]
 
 
