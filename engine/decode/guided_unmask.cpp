@@ -69,15 +69,6 @@ void GuidedUnmask::add_counters(std::map<std::string, double>& counters) const {
     counters["guider_end_fill"] += end_fill_;
 }
 
-std::string_view guided_commit_reason_name(GuidedCommitReason r) {
-    switch (r) {
-        case GuidedCommitReason::Agreed: return "agreed";
-        case GuidedCommitReason::NoAgreement: return "no agreement";
-        case GuidedCommitReason::EndFill: return "end fill";
-    }
-    return "";
-}
-
 std::optional<GuidedCommitReason> guided_commit_reason(const std::map<std::string, double>& step_counters, int index) {
     const auto agreed = step_counters.find("guider_agreed_commits");
     const auto none = step_counters.find("guider_no_agreement");

@@ -11,7 +11,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "decode/ar_guider.h"
@@ -23,7 +22,6 @@ namespace dlm {
 // tokens the guider agreed with, or, where it agreed with none, the first draft token alone; then,
 // after a committed end of text, the EOS fill.
 enum class GuidedCommitReason { Agreed, NoAgreement, EndFill };
-std::string_view guided_commit_reason_name(GuidedCommitReason r);  // "agreed", "no agreement", "end fill"
 
 // The reason for the `index`-th commit (0 = the first in position order) of a step whose strategy
 // counters are `step_counters`; nullopt where they are not a guided step's (or predate the
@@ -57,9 +55,9 @@ private:
     GuidedUnmaskOptions o_;
     GuideResult last_;
     int drafted_ = 0;
-    int agreed_ = 0;          // commits the guider agreed with
+    int agreed_ = 0;             // commits the guider agreed with
     bool no_agreement_ = false;  // the first draft token went in alone
-    int end_fill_ = 0;        // commits of the EOS fill
+    int end_fill_ = 0;           // commits of the EOS fill
 };
 
 }  // namespace dlm

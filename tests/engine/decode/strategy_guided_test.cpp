@@ -254,9 +254,6 @@ TEST(StrategyGuided, CommitReasonsFromAStepsCounters) {
     // Another strategy's counters, or a trace written before these counters, give no reason.
     EXPECT_FALSE(guided_commit_reason({{"remasks", 2}}, 0).has_value());
     EXPECT_FALSE(guided_commit_reason({{"guider_accepted", 3}, {"guider_drafted", 9}}, 0).has_value());
-    EXPECT_EQ(guided_commit_reason_name(GuidedCommitReason::Agreed), "agreed");
-    EXPECT_EQ(guided_commit_reason_name(GuidedCommitReason::NoAgreement), "no agreement");
-    EXPECT_EQ(guided_commit_reason_name(GuidedCommitReason::EndFill), "end fill");
 }
 
 TEST(StrategyGuided, RegistryFindsTheGuiderAndRefusesBadOnes) {
