@@ -663,6 +663,8 @@ private Q_SLOTS:
         double agreed = 0, alone = 0, filled = 0;
         for (int i = 0; i <= last; ++i) {
             const auto& counters = run->history().step(i).counters;
+            for (const char* key : {"guider_agreed_commits", "guider_no_agreement", "guider_end_fill"})
+                QVERIFY2(counters.count(key), qPrintable(QString("step %1 has no counter %2").arg(i).arg(key)));
             agreed += counters.at("guider_agreed_commits");
             alone += counters.at("guider_no_agreement");
             filled += counters.at("guider_end_fill");
