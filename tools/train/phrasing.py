@@ -106,6 +106,14 @@ SUB_CORES = [
     ("the difference {a} - {b} is", "?"), ("please subtract {b} from {a}", "."),
     ("what is the difference of {a} and {b}", "?"), ("I need {a} - {b}", "."),
     ("{a} minus {b} equals", "?"), ("what is the answer to {a} - {b}", "?"),
+    # Words of its own for the operation, in both operand orders: once additions too could name
+    # the second operand first, order alone no longer told a subtraction from an addition, and
+    # "subtract", "minus" and "difference" were the only words that did (a guider trained on the
+    # additions alone worked every held-out subtraction as an addition).
+    ("how much larger is {a} than {b}", "?"), ("how much greater is {a} than {b}", "?"),
+    ("by how much is {a} larger than {b}", "?"), ("take {b} from {a}", "."),
+    ("what do you get when you take {b} from {a}", "?"), ("what is {b} less than {a}", "?"),
+    ("{a} less {b} is what", "?"), ("what is {a} less {b}", "?"),
 ]
 SUB_STORIES = [
     "{n} has {a} {t} and loses {b} of them. How many {t} does {p} have now?",
@@ -113,6 +121,8 @@ SUB_STORIES = [
     "A shop had {a} {t} and sold {b}. How many {t} does the shop have now?",
     "{n} needs {a} {t} and already has {b}. How many more {t} does {p} need?",
     "A road is {a} miles long. {n} has driven {b} miles. How many miles are to go?",
+    "{n} had {a} {t} and gave {b} of them to a friend. How many {t} does {p} have now?",
+    "{n} has {a} {t}, and {b} of them break. How many {t} are still fine?",
 ]
 
 
