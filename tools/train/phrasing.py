@@ -260,8 +260,27 @@ def norm(s):
     return re.sub(r"\d+", "0", s.lower())
 
 
+def operand_order_problems():
+    """Why an addition or a subtraction wording could be told apart by operand order alone.
+
+    Each operation names its operands in both orders, and no addition core is a subtraction core's
+    words: otherwise a model reads the order, not the words, as the operation (tiny-mdlm worked
+    every held-out "If you add b to a" as a subtraction while only subtractions named b first).
+    """
+    problems = []
+    for name, cores, stories in (("addition", ADD_CORES, ADD_STORIES), ("subtraction", SUB_CORES, SUB_STORIES)):
+        orders = {t.index("{a}") < t.index("{b}") for t in [c for c, _ in cores] + stories}
+        if len(orders) < 2:
+            problems.append(f"every {name} wording names {'{a}' if True in orders else '{b}'} first")
+    words = lambda cores: {re.sub(r"\{[ab]\}", "N", c) for c, _ in cores}
+    for shared in sorted(words(ADD_CORES) & words(SUB_CORES)):
+        problems.append(f"{shared!r} is both an addition and a subtraction core")
+    return problems
+
+
 def check(n=4000, seed=5):
-    """Sample every composer; fail on any held-out phrase or any prompt equal to a held-out one."""
+    """Sample every composer; fail on any held-out phrase or any prompt equal to a held-out one,
+    or on arithmetic wordings whose operand order alone tells the operation."""
     import corpus
     rng = random.Random(seed)
     held = set()
@@ -281,12 +300,15 @@ def check(n=4000, seed=5):
     for fam, prompt, hits in bad[:20]:
         print(f"{fam}: {prompt!r} uses held-out wording {hits or '(a whole held-out prompt)'}")
     print(f"{len(COMPOSERS) * n} composed prompts checked, {len(bad)} use held-out wording")
-    return not bad
+    order = operand_order_problems()
+    for problem in order:
+        print(f"operand order: {problem}")
+    return not bad and not order
 
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--check", action="store_true", help="prove no composed prompt uses held-out wording")
+    ap.add_argument("--check", action="store_true", help="prove no composed prompt uses held-out wording and that operand order alone never tells the operation")
     ap.add_argument("--show", default="", help="print composed prompts of this family")
     a = ap.parse_args()
     sys.path.insert(0, HERE)
