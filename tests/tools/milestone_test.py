@@ -63,9 +63,11 @@ check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "
                        capture_output=True, text=True)
 assert check.returncode == 0, check.stderr
 
-# An explicit learning rate, mixture and seed win over the folder's.
-p = run("continue", shipped, "--minutes", "5", "--lr", "3e-4", "--seed", "5", "--family-weights", "sorting=1")
+# An explicit learning rate, mixture, stretched-canvas share and seed win over the folder's.
+p = run("continue", shipped, "--minutes", "5", "--lr", "3e-4", "--seed", "5", "--family-weights", "sorting=1",
+        "--long-prob", "0.15")
 assert " --lr 0.0003 " in p.stdout and " --seed 5 " in p.stdout, p.stdout
+assert p.stdout.count(" --long-prob ") == 1 and " --long-prob 0.15 " in p.stdout, p.stdout
 assert " --family-weights sorting=1 " in p.stdout and trained["family_weights"] not in p.stdout, p.stdout
 
 with tempfile.TemporaryDirectory() as tmp:

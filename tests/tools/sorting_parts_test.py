@@ -41,7 +41,7 @@ rows = [
 c = sp.count(rows)
 expected = {"rows": 6, "correct": 2, "passes_form": 5, "copy_right": 2, "copy_too_many": 1, "copy_too_few": 1,
             "copy_other_numbers": 1, "passes": 13, "passes_right": 12, "rows_passes_all_right": 4,
-            "rows_pass_count_right": 2, "rows_answer_is_last_pass": 4}
+            "rows_pass_count_right": 2, "rows_answer_is_last_pass": 4, "right_by_length": {"3": [0, 1], "4": [2, 5]}}
 assert c == expected, c
 
 # The parser reads exactly the form the corpus writes: every reference response counts as all right.
@@ -59,7 +59,10 @@ assert n == 200, ref
 assert ref["passes_form"] == ref["copy_right"] == ref["rows_passes_all_right"] == n, ref
 assert ref["rows_pass_count_right"] == ref["rows_answer_is_last_pass"] == n, ref
 assert ref["passes"] == ref["passes_right"] > n, ref
+assert sum(rows for _, rows in ref["right_by_length"].values()) == n, ref
+assert sorted(int(k) for k in ref["right_by_length"]) == list(range(3, 9)), ref  # the corpus's 3 to 8 numbers
 
 text = check_tool_command(source, "sorting_parts", rows, expected, rows[-1])
 assert "sortings 2/6 right, 5 in the passes form; list copied right 2/5" in text, text
+assert text.rstrip().endswith("right by list length: 3 numbers 0/1, 4 numbers 2/5"), text
 print("ok")

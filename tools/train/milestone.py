@@ -104,7 +104,7 @@ def continue_command(a):
     cmd = ["/usr/bin/python3", "tools/train/train.py"]
     # What the command line changes of the recipe: a form changed is a new recipe from here on.
     given = {"lr": a.lr, "family_weights": a.family_weights, "sorting_form": a.sorting_form,
-             "counting_form": a.counting_form, "max_len": a.max_len}
+             "counting_form": a.counting_form, "max_len": a.max_len, "long_prob": a.long_prob}
     for key in RECIPE:
         value = given[key] if given.get(key) is not None else last.get(key)
         if value is not None and value != "":
@@ -140,6 +140,8 @@ def main():
     c.add_argument("--counting-form", help="train.py --counting-form from here on (default: the folder's)")
     c.add_argument("--max-len", type=int, help="train.py --max-len, the longest sequence trained (default: the "
                    "folder's; the passes sorting form needs 464)")
+    c.add_argument("--long-prob", type=float, help="train.py --long-prob, the share of batches on a stretched "
+                   "canvas (default: the folder's)")
     c.add_argument("--processes", type=int, default=2, help="CPU processes sharing each step (default 2: both cores)")
     c.add_argument("--name", help="build-train/<name> holds the run (default: the folder's name + -s<seed>)")
     c.add_argument("--work", help="the run's folder (default build-train/<name>)")

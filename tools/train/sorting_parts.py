@@ -10,7 +10,8 @@ predictions file, whether the list was copied (and how a wrong copy is wrong: a 
 too few, or other numbers), whether each pass is the pass of the line written above it (the
 comparisons, judged on the model's own previous line, so one early slip is not counted again in
 every pass after it), whether there are as many passes as numbers copied, and whether the answer
-is the last pass.
+is the last pass; and the rows right per length of the question's list (every sorting row of an
+eval file decodes on one canvas, so a length that fails alone points at the canvas, not the sort).
 
   dlmscope-cli eval --model resources/models/tiny-mdlm --split test --predictions out/pred.jsonl
   /usr/bin/python3 tools/train/sorting_parts.py out/pred.jsonl [--json]
@@ -49,7 +50,8 @@ def question(prompt, answer):
 def count(rows):
     c = {"rows": 0, "correct": 0, "passes_form": 0, "copy_right": 0, "copy_too_many": 0,
          "copy_too_few": 0, "copy_other_numbers": 0, "passes": 0, "passes_right": 0,
-         "rows_passes_all_right": 0, "rows_pass_count_right": 0, "rows_answer_is_last_pass": 0}
+         "rows_passes_all_right": 0, "rows_pass_count_right": 0, "rows_answer_is_last_pass": 0,
+         "right_by_length": {}}
     for r in rows:
         if r.get("family") != "sorting":
             continue
@@ -60,6 +62,9 @@ def count(rows):
         out = r.get("output", "")
         c["rows"] += 1
         c["correct"] += bool(r.get("correct"))
+        by_length = c["right_by_length"].setdefault(str(len(xs)), [0, 0])  # [right, rows]; str: a JSON key
+        by_length[0] += bool(r.get("correct"))
+        by_length[1] += 1
         copy = COPY.search(out)
         passes = PASS.findall(out)
         if not copy or not passes:
@@ -96,7 +101,9 @@ def describe(c):
             f"passes right on the line written above them {c['passes_right']}/{c['passes']} "
             f"(rows with every pass right {c['rows_passes_all_right']}); "
             f"rows with a pass per number copied {c['rows_pass_count_right']}; "
-            f"answers that are the last pass {c['rows_answer_is_last_pass']}")
+            f"answers that are the last pass {c['rows_answer_is_last_pass']}; right by list length: "
+            + ", ".join(f"{n} numbers {right}/{rows}"
+                        for n, (right, rows) in sorted(c["right_by_length"].items(), key=lambda kv: int(kv[0]))))
 
 
 def main():

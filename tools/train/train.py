@@ -54,13 +54,20 @@ def encode_ex(ex):
     return C.encode_prompt(ex["prompt"]), C.encode_response(ex["response"])
 
 
+# The generation areas a stretched canvas draws from: every family's canvas at inference (the eval
+# rows' and the app's examples') and a few between. A short answer on a long canvas must still end
+# where it ends: with stretches of at most 160, a three-number sorting on the passes form's canvas of
+# 400 wrote a fourth number (0 of 24 right, against 113 of 126 longer lists).
+STRETCH_CANVASES = sorted(set(corpus.GEN_LENGTH.values()) | set(corpus.EVAL_GEN_LENGTH.values()) | {32, 128, 256})
+
+
 def make_batch(exs, rng, long_prob, max_len):
     """exs: list of (prompt_ids, resp_ids). Pads every row with <|endoftext|> to a common
-    length T (>= the longest row; with prob long_prob the canvas is stretched so the
-    longest prompt gets a 128-token generation area, as at inference)."""
+    length T (>= the longest row; with prob long_prob the canvas is stretched so that the
+    longest prompt gets one of STRETCH_CANVASES as its generation area, as at inference)."""
     T = max(len(p) + len(r) for p, r in exs)
     if rng.random() < long_prob:
-        T = max(T, max(len(p) for p, _ in exs) + rng.choice([32, 48, 64, 96, 128, 160]))
+        T = max(T, max(len(p) for p, _ in exs) + rng.choice(STRETCH_CANVASES))
     T += rng.randint(0, 6)
     T = min(T, max_len)
     ids = torch.full((len(exs), T), C.PAD, dtype=torch.long)
