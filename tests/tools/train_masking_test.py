@@ -174,7 +174,8 @@ for extra in (["--model", "ar", "--prompt-digit-mask", "0.3"], ["--model", "mdlm
     assert r.returncode == 2 and "suffix-masked" in r.stderr, (extra, r.returncode, r.stderr[-300:])
 # a share outside 0..1 is refused, not clamped
 for extra in (["--suffix-mask", "7"], ["--suffix-mask", "-0.1"], ["--suffix-mask", "nan"],
-              ["--suffix-mask", "0.5", "--digit-suffix", "1.5"], ["--decode-order-mask", "2"]):
+              ["--suffix-mask", "0.5", "--digit-suffix", "1.5"], ["--decode-order-mask", "2"], ["--long-prob", "1.5"],
+              ["--long-prob", "-1"]):
     r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), "--model", "mdlm", *extra],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "from 0 to 1" in r.stderr, (extra, r.returncode, r.stderr[-300:])

@@ -13,7 +13,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import corpus  # noqa: E402
 
-SHARES = ("suffix_mask", "prompt_digit_mask", "prompt_digit_noise", "digit_suffix", "decode_order_mask")
+# The options that are a share, and of what.
+SHARES = {"suffix_mask": "sequences", "prompt_digit_mask": "sequences", "prompt_digit_noise": "sequences",
+          "digit_suffix": "sequences", "decode_order_mask": "sequences", "long_prob": "batches"}
 
 
 def parser():
@@ -120,9 +122,9 @@ def parse(ap, argv=None):
     forbids them, with the values derived from them (family_weight_map, a wsd run's last step)."""
     a = ap.parse_args(argv)
     # A typo such as --suffix-mask 7 would otherwise mask every sequence without a word.
-    for share in SHARES:
+    for share, of_what in SHARES.items():
         if not 0 <= getattr(a, share) <= 1:
-            ap.error(f"--{share.replace('_', '-')} is a share of sequences: use a value from 0 to 1")
+            ap.error(f"--{share.replace('_', '-')} is a share of {of_what}: use a value from 0 to 1")
     # These act on suffix-masked MDLM sequences only: refuse them where they would do nothing.
     diffusion = a.model in ("mdlm", "dream")
     if (a.prompt_digit_mask or a.prompt_digit_noise or a.digit_suffix) and (not diffusion or a.suffix_mask <= 0):
