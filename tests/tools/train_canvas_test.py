@@ -47,7 +47,12 @@ for _ in range(2000):
         assert not is_resp[i, :len(p)].any() and is_resp[i, len(p):].all(), "targets are not the response and its tail"
     areas.add(T - longest_prompt)
 
-wanted = set(corpus.GEN_LENGTH.values()) | set(corpus.EVAL_GEN_LENGTH.values())
+# What inference decodes on, read from the committed eval files (the eval's rows and the app's
+# examples), not from the list train.py derives its stretches from.
+import glob, json, os
+evals = os.path.join(os.path.dirname(os.path.dirname(sys.argv[1])), "resources", "eval", "*.jsonl")
+wanted = {json.loads(line)["gen_length"] for f in glob.glob(evals) for line in open(f) if line.strip()}
+assert {48, 400} <= wanted, ("the eval files' canvases", sorted(wanted))
 missing = sorted(g for g in wanted
                  if not any(g <= a <= g + 6 for a in areas) and longest_prompt + g <= max_len)
 assert not missing, f"no stretched batch had the generation area of these inference canvases: {missing}"
