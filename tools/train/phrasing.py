@@ -84,12 +84,35 @@ ADD_STORIES = [
 ]
 
 
-def arithmetic_composer(cores, stories):
-    """A fifth of the questions as a small story, the rest a question core inside wrap()."""
+# Requests put before an operation's object ("tell me" + "the sum of 40 and 27"): a guider trained on
+# the cores alone copied the first operand a digit short after any unseen verb phrase before it
+# (32 of 36 held-out additions it missed), so the words before the operands vary in length and
+# kind here, and the copy has to find the operands by what they are, not by where the core puts them.
+LEADS = [("tell me", "."), ("give me", "."), ("figure out", "."), ("find out", "."), ("show me", "."),
+         ("write down", "."), ("I want", "."), ("I'd like", "."), ("now find", "."), ("next, find", "."),
+         ("can you give me", "?"), ("could you find", "?"), ("let me know", "."), ("go ahead and compute", "."),
+         ("kindly calculate", "."), ("quickly find", "."), ("try to find", "."), ("you should compute", "."),
+         ("we need", "."), ("help me find", "."), ("can you tell me", "?"), ("please give", "."),
+         ("I am looking for", "."), ("what would be", "?"), ("do you know", "?"), ("report", "."),
+         ("state", "."), ("write", "."), ("get", "."), ("name", ".")]
+ADD_OBJECTS = ["the sum of {a} and {b}", "{a} + {b}", "{a} plus {b}", "the answer to {a} + {b}",
+               "the result of {a} plus {b}", "the value of {a} + {b}", "{b} added to {a}",
+               "the sum {a} + {b}", "what {a} plus {b} is", "what {a} and {b} make"]
+SUB_OBJECTS = ["the difference between {a} and {b}", "{a} - {b}", "{a} minus {b}", "the answer to {a} - {b}",
+               "the result of {a} minus {b}", "the value of {a} - {b}", "{b} subtracted from {a}",
+               "the difference {a} - {b}", "what {a} minus {b} is", "how much larger {a} is than {b}"]
+
+
+def arithmetic_composer(cores, stories, objects):
+    """A fifth of the questions as a small story, a quarter of the rest a request before the
+    operation's object, the others a question core; all inside wrap()."""
     def compose(p, rng):
         if rng.random() < 0.2:
             n = rng.choice(NAMES)
             return wrap(rng.choice(stories).format(a=p["a"], b=p["b"], n=n, p=pron(n), t=rng.choice(THINGS)), rng)
+        if rng.random() < 0.25:
+            lead, mark = rng.choice(LEADS)
+            return finish(lead + " " + rng.choice(objects).format(a=p["a"], b=p["b"]), rng, mark)
         core, mark = rng.choice(cores)
         return finish(core.format(a=p["a"], b=p["b"]), rng, mark)
     return compose
@@ -234,8 +257,8 @@ def compose_count(p, rng):
     return wrap(s, rng)
 
 
-compose_add = arithmetic_composer(ADD_CORES, ADD_STORIES)
-compose_sub = arithmetic_composer(SUB_CORES, SUB_STORIES)
+compose_add = arithmetic_composer(ADD_CORES, ADD_STORIES, ADD_OBJECTS)
+compose_sub = arithmetic_composer(SUB_CORES, SUB_STORIES, SUB_OBJECTS)
 COMPOSERS = {"addition": compose_add, "addition4": compose_add, "subtraction": compose_sub,
              "multiplication": compose_mul, "word_problem": compose_wp, "sorting": compose_sort,
              "counting": compose_count}
@@ -268,13 +291,16 @@ def operand_order_problems():
     every held-out "If you add b to a" as a subtraction while only subtractions named b first).
     """
     problems = []
-    for name, cores, stories in (("addition", ADD_CORES, ADD_STORIES), ("subtraction", SUB_CORES, SUB_STORIES)):
-        orders = {t.index("{a}") < t.index("{b}") for t in [c for c, _ in cores] + stories}
+    for name, cores, stories, objects in (("addition", ADD_CORES, ADD_STORIES, ADD_OBJECTS),
+                                          ("subtraction", SUB_CORES, SUB_STORIES, SUB_OBJECTS)):
+        orders = {t.index("{a}") < t.index("{b}") for t in [c for c, _ in cores] + stories + objects}
         if len(orders) < 2:
             problems.append(f"every {name} wording names {'{a}' if True in orders else '{b}'} first")
     words = lambda cores: {re.sub(r"\{[ab]\}", "N", c) for c, _ in cores}
     for shared in sorted(words(ADD_CORES) & words(SUB_CORES)):
         problems.append(f"{shared!r} is both an addition and a subtraction core")
+    for shared in sorted(words([(o, "") for o in ADD_OBJECTS]) & words([(o, "") for o in SUB_OBJECTS])):
+        problems.append(f"{shared!r} is both an addition and a subtraction object")
     return problems
 
 
