@@ -405,6 +405,7 @@ TEST_F(CliRun, EvalScoresACausalModelByGreedyDecoding) {
     // One forward per generated token plus the stop token's: never more than the gen length.
     EXPECT_GE(j.at("avg_steps").get<double>(), 1.0);
     EXPECT_LE(j.at("avg_steps").get<double>(), 40.0);
+    EXPECT_TRUE(j.at("flops_ratio_to_baseline").is_null());  // no diffusion baseline to compare with
     const std::string pred = read_text(file("ar-pred.jsonl"));
     EXPECT_EQ(std::count(pred.begin(), pred.end(), '\n'), 2) << pred;
 }
