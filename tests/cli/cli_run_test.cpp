@@ -324,6 +324,7 @@ TEST_F(CliRun, EvalOnAJsonlFile) {
     EXPECT_DOUBLE_EQ(j.at("flops_ratio").get<double>(), 1.0);
     EXPECT_DOUBLE_EQ(j.at("flops_ratio_to_baseline").get<double>(), 1.0);  // it is the baseline
     EXPECT_NE(r.err.find("eval 3/3"), std::string::npos) << r.err;  // progress on stderr
+    EXPECT_NE(r.err.find(" s elapsed"), std::string::npos) << r.err;  // wall time, not the examples' sum
 
     // Half the steps: every step is still dense, but the run costs half the baseline sampler's.
     auto halved = cli({"eval", "--model", model_dir().string(), "--data", data.string(), "--gen-len", "8",
@@ -331,7 +332,6 @@ TEST_F(CliRun, EvalOnAJsonlFile) {
     ASSERT_EQ(halved.status, 0) << halved.err;
     EXPECT_DOUBLE_EQ(halved.json().at("flops_ratio").get<double>(), 1.0);
     EXPECT_DOUBLE_EQ(halved.json().at("flops_ratio_to_baseline").get<double>(), 0.5);
-    EXPECT_NE(r.err.find(" s elapsed"), std::string::npos) << r.err;  // wall time, not the examples' sum
 
     // eval checks the strategy's parameters as run does: its warnings once, its refusals before any decode.
     auto unlocked = cli({"eval", "--model", model_dir().string(), "--data", data.string(), "--gen-len", "8",

@@ -362,8 +362,9 @@ int eval_main(std::span<const std::string> args) {
     macro /= static_cast<double>(families.size());
     const double micro = double(correct) / n;
     // A guider's forwards are what fewer steps cost, so both ratios count them.
-    const double ratio = total_dense > 0 ? (total_flops + total_guider) / total_dense : 0.0;
-    const double ratio_to_baseline = total_baseline > 0 ? (total_flops + total_guider) / total_baseline : 0.0;
+    const double spent = total_flops + total_guider;
+    const double ratio = total_dense > 0 ? spent / total_dense : 0.0;
+    const double ratio_to_baseline = total_baseline > 0 ? spent / total_baseline : 0.0;
 
     if (a.flag("json")) {
         nlohmann::json fams = nlohmann::json::object();

@@ -296,11 +296,11 @@ def operand_order_problems():
         orders = {t.index("{a}") < t.index("{b}") for t in [c for c, _ in cores] + stories + objects}
         if len(orders) < 2:
             problems.append(f"every {name} wording names {'{a}' if True in orders else '{b}'} first")
-    words = lambda cores: {re.sub(r"\{[ab]\}", "N", c) for c, _ in cores}
-    for shared in sorted(words(ADD_CORES) & words(SUB_CORES)):
-        problems.append(f"{shared!r} is both an addition and a subtraction core")
-    for shared in sorted(words([(o, "") for o in ADD_OBJECTS]) & words([(o, "") for o in SUB_OBJECTS])):
-        problems.append(f"{shared!r} is both an addition and a subtraction object")
+    words = lambda texts: {re.sub(r"\{[ab]\}", "N", t) for t in texts}
+    for kind, adds, subs in (("core", [c for c, _ in ADD_CORES], [c for c, _ in SUB_CORES]),
+                             ("object", ADD_OBJECTS, SUB_OBJECTS)):
+        for shared in sorted(words(adds) & words(subs)):
+            problems.append(f"{shared!r} is both an addition and a subtraction {kind}")
     return problems
 
 
