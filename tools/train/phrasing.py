@@ -71,6 +71,13 @@ ADD_CORES = [
     # operation (every held-out addition worded so was worked as a subtraction).
     ("what is {b} added to {a}", "?"), ("{b} added to {a} is what", "?"), ("find {b} added to {a}", "."),
     ("compute {b} added to {a}", "."), ("what does {b} added to {a} equal", "?"),
+    # "Total" as an addition's own word: it came only in word problems and their running totals, so
+    # after it a guider wrote the word problems' zero-padded operands ("the total of 7380 and 3614"
+    # -> `0738 + 3614`) in every wording that used it. Never "total of" (a held-out phrase).
+    ("what is {a} + {b} in total", "?"), ("what do {a} and {b} come to in total", "?"),
+    ("find the total: {a} + {b}", "."), ("what total do {a} and {b} give", "?"),
+    ("compute the total {a} + {b}", "."), ("{a} plus {b} in total is", "?"),
+    ("what total does {b} added to {a} give", "?"),
 ]
 ADD_STORIES = [
     "{n} has {a} {t} and gets {b} more. How many {t} does {p} have now?",
@@ -97,7 +104,8 @@ LEADS = [("tell me", "."), ("give me", "."), ("figure out", "."), ("find out", "
          ("state", "."), ("write", "."), ("get", "."), ("name", ".")]
 ADD_OBJECTS = ["the sum of {a} and {b}", "{a} + {b}", "{a} plus {b}", "the answer to {a} + {b}",
                "the result of {a} plus {b}", "the value of {a} + {b}", "{b} added to {a}",
-               "the sum {a} + {b}", "what {a} plus {b} is", "what {a} and {b} make"]
+               "the sum {a} + {b}", "what {a} plus {b} is", "what {a} and {b} make",
+               "the total {a} + {b}", "what {a} and {b} come to in total"]
 SUB_OBJECTS = ["the difference between {a} and {b}", "{a} - {b}", "{a} minus {b}", "the answer to {a} - {b}",
                "the result of {a} minus {b}", "the value of {a} - {b}", "{b} subtracted from {a}",
                "the difference {a} - {b}", "what {a} minus {b} is", "how much larger {a} is than {b}"]
