@@ -236,6 +236,29 @@ private Q_SLOTS:
         QCOMPARE(csv.count('\n'), 9);
         QVERIFY(csv.startsWith("step,block,paperFlops,"));
     }
+
+    // Guided Diffusion pays for its few steps with the guider's forwards: the charts count them,
+    // as eval and bench do, so its cost is not shown as the draft model's alone.
+    void guiderForwardsCountAsTheStrategysCost() {
+        auto run = makeSyntheticRun(32, 2);
+        RunHistory h;
+        h.reset(run.header);
+        double spent = 0, dense = 0;
+        for (const auto& s : run.steps) {
+            auto guided = std::make_shared<dlm::StepTrace>(*s);
+            guided->guider_flops = 3.0 * s->paper_flops_dense;
+            spent += guided->paper_flops + guided->guider_flops;
+            dense += guided->paper_flops_dense;
+            h.append(guided);
+        }
+        StepStatsModel m;
+        m.syncTo(h);
+        const auto& s0 = h.step(0);
+        QCOMPARE(m.value(0, StepStatsModel::PaperFlopsRole), s0.paper_flops + s0.guider_flops);
+        QVERIFY(std::abs(m.value(1, StepStatsModel::CumRatioRole) - spent / dense) < 1e-12);
+        QVERIFY(m.value(1, StepStatsModel::CumRatioRole) > 3.0);
+        QVERIFY(std::abs(h.totals(1).paper_flops - spent) < 1e-6 * spent);
+    }
 };
 
 class RunHistoryTest : public QObject {
