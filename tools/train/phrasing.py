@@ -145,6 +145,14 @@ SUB_CORES = [
     ("by how much is {a} larger than {b}", "?"), ("take {b} from {a}", "."),
     ("what do you get when you take {b} from {a}", "?"), ("what is {b} less than {a}", "?"),
     ("{a} less {b} is what", "?"), ("what is {a} less {b}", "?"),
+    # The operand named first followed by words other than "from": with "take {b} from {a}" alone
+    # the model found where that operand ends by the word after it, and one unseen word there
+    # ("Take 21 away from 8527") made it copy 21 as `0211` (2 of 24 right, 24 of 24 without the word).
+    ("take {b} off {a}", "."), ("take {b} out of {a}", "."), ("take {b} back from {a}", "."),
+    ("knock {b} off {a}", "."), ("deduct {b} from {a}", "."), ("cut {b} off {a}", "."),
+    ("take {b} units from {a}", "."), ("{b} off {a} is what", "?"), ("what is {a} with {b} off", "?"),
+    ("if you subtract {b} from {a}, what do you get", "?"), ("take {b} straight off {a}", "."),
+    ("subtract {b} in one go from {a}", "."), ("what is {a} once {b} is gone", "?"),
 ]
 SUB_STORIES = [
     "{n} has {a} {t} and loses {b} of them. How many {t} does {p} have now?",
@@ -233,11 +241,32 @@ SORT_FORMS = [
 ]
 
 
+# Requests and sentences around the list with words after it that the forms above never put there:
+# a model that finds the list's end by the word after it copies one number too many after an
+# unseen one.
+SORT_MORE_FORMS = [
+    "The list is {X}. {V} it {O}.", "My numbers are {X}. Could you {v} them {O}?",
+    "Look at {X} and {v} them {O}.", "List of numbers: {X}. Now {v} them {O}.",
+    "Take {X} and {v} them {O}.", "These are the numbers: {X}. Please {v} them {O}.",
+    "{X} are my numbers; {v} them {O}.", "I wrote down {X}. Then {v} them {O}.",
+    "Start from {X} and {v} them {O}.", "We have {X} here. {V} all of them {O}.",
+]
+
+SORT_LEADS = [("now", "."), ("next,", "."), ("could you", "?"), ("I need you to", "."),
+              ("help me", "."), ("try to", "."), ("go ahead and", "."), ("quickly", "."), ("kindly", "."),
+              ("you should", "."), ("I want you to", "."), ("we need to", "."), ("would you", "?")]
+
+
 def compose_sort(p, rng):
     xs = p["xs"]
     sep = ", " if rng.random() < 0.85 else rng.choice([" ", "; ", ","])
     verb = rng.choice(SORT_VERBS)
-    s = rng.choice(SORT_FORMS).format(V=verb.capitalize(), v=verb, X=sep.join(str(x) for x in xs),
+    if rng.random() < 0.15:
+        lead, mark = rng.choice(SORT_LEADS)
+        form = lead[0].upper() + lead[1:] + " {v} {X} {O}" + mark
+    else:
+        form = rng.choice(SORT_FORMS + SORT_MORE_FORMS)
+    s = form.format(V=verb.capitalize(), v=verb, X=sep.join(str(x) for x in xs),
                                       O=rng.choice(ORDER_WORDS[p["ord"]]))
     return wrap(s, rng)
 
@@ -257,11 +286,28 @@ LETTER_FORMS = [
 ]
 
 
+# Counting asked as a request ("tell me ...") and with nouns of its own for the count: the forms
+# above alone left the model repeating the sentence's last word after any unseen words before it
+# (31 of 31 word counts right as "Count the words of", 26 after "Tell me how many words are in").
+WORD_OBJECTS = ["how many words are in \"{s}\"", "the length in words of \"{s}\"",
+                "the word tally of \"{s}\"", "how many words \"{s}\" has",
+                "the amount of words in \"{s}\"", "how long \"{s}\" is in words"]
+LETTER_OBJECTS = ["how many \"{c}\" are in \"{s}\"", "how many times \"{c}\" is in \"{s}\"",
+                  "the tally of \"{c}\" in \"{s}\"", "how many letters \"{c}\" \"{s}\" has",
+                  "how frequently the letter \"{c}\" appears in \"{s}\""]
+
+
 def compose_count(p, rng):
+    request = rng.random() < 0.3
     if p["mode"] == "w":
-        s = rng.choice(WORD_FORMS).format(s=p["sent"])
+        forms = WORD_OBJECTS if request else WORD_FORMS
+        s = rng.choice(forms).format(s=p["sent"])
     else:
-        s = rng.choice(LETTER_FORMS).format(s=p["sent"], c=p["ch"])
+        forms = LETTER_OBJECTS if request else LETTER_FORMS
+        s = rng.choice(forms).format(s=p["sent"], c=p["ch"])
+    if request:
+        lead, mark = rng.choice(LEADS)
+        return finish(lead + " " + s, rng, mark)
     return wrap(s, rng)
 
 
