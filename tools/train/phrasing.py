@@ -151,6 +151,9 @@ SUB_CORES = [
     ("take {b} off {a}", "."), ("take {b} out of {a}", "."), ("take {b} back from {a}", "."),
     ("knock {b} off {a}", "."), ("deduct {b} from {a}", "."), ("cut {b} off {a}", "."),
     ("take {b} units from {a}", "."), ("{b} off {a} is what", "?"), ("what is {a} with {b} off", "?"),
+    # (No addition core has this frame yet, and the model trained with it read four-digit held-out
+    # "If you add b to a, what number do you get?" as a subtraction in 5 of 50: the frame must
+    # come with both operations.)
     ("if you subtract {b} from {a}, what do you get", "?"), ("take {b} straight off {a}", "."),
     ("subtract {b} in one go from {a}", "."), ("what is {a} once {b} is gone", "?"),
 ]
@@ -267,7 +270,7 @@ def compose_sort(p, rng):
     else:
         form = rng.choice(SORT_FORMS + SORT_MORE_FORMS)
     s = form.format(V=verb.capitalize(), v=verb, X=sep.join(str(x) for x in xs),
-                                      O=rng.choice(ORDER_WORDS[p["ord"]]))
+                    O=rng.choice(ORDER_WORDS[p["ord"]]))
     return wrap(s, rng)
 
 
