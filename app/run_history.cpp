@@ -23,7 +23,7 @@ void RunHistory::append(StepTracePtr s) {
         throw std::logic_error("step " + std::to_string(s->step) + " arrived after " +
                                std::to_string(steps_.size()) + " steps");
     StepTotals t = totals_.empty() ? StepTotals{} : totals_.back();
-    t.paper_flops += strategyFlops(*s);
+    t.paper_flops += s->strategy_flops();
     t.paper_flops_dense += s->paper_flops_dense;
     t.wall_ms += s->wall_ms;
     t.unmasked += s->newly_unmasked;

@@ -9,12 +9,8 @@
 #include "trace/position_timeline.h"
 #include "trace_ptr.h"
 
-// What a step cost the strategy: the model's paper FLOPs and a guider's forwards (Guided
-// Diffusion's fewer steps are paid for with them), as `dlmscope-cli eval` and `bench` count it.
-inline double strategyFlops(const dlm::StepTrace& s) { return s.paper_flops + s.guider_flops; }
-
 struct StepTotals {
-    double paper_flops = 0, paper_flops_dense = 0;  // cumulative up to and including the step; strategyFlops()
+    double paper_flops = 0, paper_flops_dense = 0;  // cumulative up to and including the step; StepTrace::strategy_flops()
     double wall_ms = 0;
     long long unmasked = 0;
     double flops_ratio() const { return paper_flops_dense > 0 ? paper_flops / paper_flops_dense : 0; }

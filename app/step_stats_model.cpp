@@ -63,7 +63,7 @@ void StepStatsModel::syncTo(const RunHistory& h) {
         Row r;
         r.step = s.step;
         r.block = s.block;
-        r.flops = strategyFlops(s);
+        r.flops = s.strategy_flops();
         r.dense = s.paper_flops_dense;
         r.cum_ratio = t.flops_ratio();
         r.rows = s.rows_computed;

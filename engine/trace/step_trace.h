@@ -52,6 +52,9 @@ struct StepTrace {
     double lm_head_flops = 0.0;
     double guider_flops = 0.0;
     int newly_unmasked = 0;
+    // What the step cost its strategy: Guided Diffusion's fewer steps are paid for with its
+    // guider's forwards, so eval, bench and the app's charts count them.
+    double strategy_flops() const { return paper_flops + guider_flops; }
     std::map<std::string, double> counters;  // strategy counters, e.g. "remasks", "locks"
     std::vector<PositionTrace> positions;    // every generated position
 };
@@ -107,6 +110,7 @@ struct TraceSummary {
     // Adds one step's cost and counters to the totals (text is left to the caller).
     void add_step(const StepTrace& t);
     double flops_ratio() const { return paper_flops_dense > 0 ? paper_flops / paper_flops_dense : 0.0; }
+    double strategy_flops() const { return paper_flops + guider_flops; }  // as StepTrace's
     double e2e_tps() const { return wall_s > 0 ? tokens_unmasked / wall_s : 0.0; }
 };
 

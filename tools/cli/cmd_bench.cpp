@@ -309,7 +309,7 @@ MarkdownSection strategies(const BenchContext& ctx) {
                         curve.n.resize(i + 1, 0);
                     }
                     // A guider's forwards are the price of guided's fewer steps: they count.
-                    curve.sum[i] += st.paper_flops_dense > 0 ? (st.paper_flops + st.guider_flops) / st.paper_flops_dense : 0.0;
+                    curve.sum[i] += st.paper_flops_dense > 0 ? st.strategy_flops() / st.paper_flops_dense : 0.0;
                     curve.n[i] += 1;
                     return true;
                 });
@@ -324,7 +324,7 @@ MarkdownSection strategies(const BenchContext& ctx) {
                 t.rows += sum.rows_computed;
                 t.rows_total += sum.rows_total;
                 t.wall += sum.wall_s;
-                t.flops += sum.paper_flops + sum.guider_flops;
+                t.flops += sum.strategy_flops();
                 t.guider_flops += sum.guider_flops;
                 t.dense += sum.paper_flops_dense;
             }
