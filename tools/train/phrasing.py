@@ -78,6 +78,12 @@ ADD_CORES = [
     ("find the total: {a} + {b}", "."), ("what total do {a} and {b} give", "?"),
     ("compute the total {a} + {b}", "."), ("{a} plus {b} in total is", "?"),
     ("what total does {b} added to {a} give", "?"),
+    # The conditional frame subtraction has too ("if you subtract b from a, what do you get"): with
+    # it in one operation only, the frame named the operation, and the model worked four-digit
+    # held-out additions worded so as subtractions (5 of its 9 misses there).
+    ("if {b} is added to {a}, what do you get", "?"), ("if you put {b} together with {a}, what do you get", "?"),
+    ("if you sum {a} and {b}, what do you get", "?"), ("if {a} and {b} are summed, what do you get", "?"),
+    ("if you join {b} to {a}, what do you get", "?"), ("if you plus {b} to {a}, what comes out", "?"),
 ]
 ADD_STORIES = [
     "{n} has {a} {t} and gets {b} more. How many {t} does {p} have now?",
@@ -151,11 +157,12 @@ SUB_CORES = [
     ("take {b} off {a}", "."), ("take {b} out of {a}", "."), ("take {b} back from {a}", "."),
     ("knock {b} off {a}", "."), ("deduct {b} from {a}", "."), ("cut {b} off {a}", "."),
     ("take {b} units from {a}", "."), ("{b} off {a} is what", "?"), ("what is {a} with {b} off", "?"),
-    # (No addition core has this frame yet, and the model trained with it read four-digit held-out
-    # "If you add b to a, what number do you get?" as a subtraction in 5 of 50: the frame must
-    # come with both operations.)
+    # (This conditional frame comes with both operations: while only subtraction had it, the model
+    # read four-digit held-out "If you add b to a, what number do you get?" as a subtraction.)
     ("if you subtract {b} from {a}, what do you get", "?"), ("take {b} straight off {a}", "."),
     ("subtract {b} in one go from {a}", "."), ("what is {a} once {b} is gone", "?"),
+    ("take {b} right off {a}", "."), ("take {b} fully from {a}", "."), ("if {b} is subtracted from {a}, what do you get", "?"),
+    ("if you take {b} off {a}, what comes out", "?"),
 ]
 SUB_STORIES = [
     "{n} has {a} {t} and loses {b} of them. How many {t} does {p} have now?",
