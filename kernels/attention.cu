@@ -59,13 +59,7 @@ struct TileShape {
         static_cast<std::size_t>(kBlockRows + 4 * kCols) * kStride * sizeof(bf16);  // Q + 2x(K, V)
 };
 
-struct FlashParams {
-    ColumnSources src;
-    ColumnVisibility vis;
-    const float* q;
-    int q_stride;
-    const int32_t* row_pos;
-    int m, n, n_heads, group, head_dim;
+struct FlashParams : AttentionRows {
     float scale_log2;  // scale · log2(e): the softmax runs in base 2
     bf16* out;
     int out_stride;
@@ -587,16 +581,7 @@ void launch_attention(const AttentionArgs& args, cudaStream_t stream) {
     const LaunchPlan plan = plan_launch(args, args.split_workspace ? args.split_workspace_floats : 0);
 
     FlashParams p{};
-    p.src = column_sources(args);
-    p.vis = column_visibility(args);
-    p.q = args.q;
-    p.q_stride = args.q_stride;
-    p.row_pos = args.row_pos;
-    p.m = args.m;
-    p.n = args.n;
-    p.n_heads = args.n_heads;
-    p.group = args.n_heads / args.n_kv_heads;
-    p.head_dim = args.head_dim;
+    static_cast<AttentionRows&>(p) = attention_rows(args);
     p.scale_log2 = args.scale * kLog2e;
     p.out = args.out;
     p.out_stride = args.out_stride;

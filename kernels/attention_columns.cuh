@@ -135,6 +135,32 @@ inline ColumnVisibility column_visibility(const AttentionArgs& a) {
     return v;
 }
 
+// The query side the attention, probability and COVER-correction kernels all read, filled from
+// the arguments in one place so their launchers cannot disagree on it.
+struct AttentionRows {
+    ColumnSources src;
+    ColumnVisibility vis;
+    const float* q;
+    int q_stride;
+    const int32_t* row_pos;
+    int m, n, n_heads, group, head_dim;  // group: query heads per K/V head
+};
+
+inline AttentionRows attention_rows(const AttentionArgs& a) {
+    AttentionRows r{};
+    r.src = column_sources(a);
+    r.vis = column_visibility(a);
+    r.q = a.q;
+    r.q_stride = a.q_stride;
+    r.row_pos = a.row_pos;
+    r.m = a.m;
+    r.n = a.n;
+    r.n_heads = a.n_heads;
+    r.group = a.n_heads / a.n_kv_heads;
+    r.head_dim = a.head_dim;
+    return r;
+}
+
 // Throws dlm::Error("<op>: <what is wrong>") for shapes no kernel can run with.
 inline void validate_attention_shapes(const AttentionArgs& a, const char* op) {
     auto fail = [op](const std::string& why) { throw Error(std::string(op) + ": " + why); };

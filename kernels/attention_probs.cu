@@ -21,13 +21,8 @@ constexpr int kCols = 64;
 constexpr int kThreads = 128;  // kCols columns x 2 halves of kRows
 constexpr int kRowsPerThread = kRows / (kThreads / kCols);
 
-struct ProbsParams {
-    ColumnSources src;
-    ColumnVisibility vis;
-    const float* q;
-    int q_stride;
-    const int32_t* row_pos;
-    int m, n, n_heads, n_kv_heads, group, head_dim;
+struct ProbsParams : AttentionRows {
+    int n_kv_heads;
     float scale;
     const float* lse;
     float* probs;
@@ -139,17 +134,8 @@ void launch_attention_probs(const AttentionArgs& args, const float* lse, float* 
     if (!lse || !probs) throw Error("attention probabilities: missing the lse input or the probability output");
 
     ProbsParams p{};
-    p.src = column_sources(args);
-    p.vis = column_visibility(args);
-    p.q = args.q;
-    p.q_stride = args.q_stride;
-    p.row_pos = args.row_pos;
-    p.m = args.m;
-    p.n = args.n;
-    p.n_heads = args.n_heads;
+    static_cast<AttentionRows&>(p) = attention_rows(args);
     p.n_kv_heads = args.n_kv_heads;
-    p.group = args.n_heads / args.n_kv_heads;
-    p.head_dim = args.head_dim;
     p.scale = args.scale;
     p.lse = lse;
     p.probs = probs;

@@ -14,13 +14,8 @@ using bf16 = __nv_bfloat16;
 constexpr int kHeadsPerBlock = 4;  // one warp per (seed row, head)
 constexpr unsigned kFullMask = 0xffffffffu;
 
-struct CorrectionParams {
-    ColumnSources src;
-    const float* q;
-    int q_stride;
-    const int32_t* row_pos;
+struct CorrectionParams : AttentionRows {
     const int32_t* seed_rows;
-    int m, n_heads, group, head_dim;
     float scale;
     bf16* out;
     int out_stride;
@@ -93,15 +88,8 @@ void launch_cover_correction(const AttentionArgs& args, const int32_t* seed_rows
                     std::to_string(args.n_heads) + " heads of " + std::to_string(args.head_dim));
 
     CorrectionParams p{};
-    p.src = column_sources(args);
-    p.q = args.q;
-    p.q_stride = args.q_stride;
-    p.row_pos = args.row_pos;
+    static_cast<AttentionRows&>(p) = attention_rows(args);
     p.seed_rows = seed_rows;
-    p.m = args.m;
-    p.n_heads = args.n_heads;
-    p.group = args.n_heads / args.n_kv_heads;
-    p.head_dim = args.head_dim;
     p.scale = args.scale;
     p.out = args.out;
     p.out_stride = args.out_stride;
