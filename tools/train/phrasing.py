@@ -132,6 +132,11 @@ def arithmetic_composer(cores, stories, objects):
     return compose
 
 
+def held_out_free(text):
+    low = text.lower()
+    return not any(re.search(r"\b" + re.escape(ph) + r"\b", low) for ph in HELD_OUT_PHRASES)
+
+
 SUB_CORES = [
     ("what is {a} - {b}", "?"), ("what is {a} minus {b}", "?"), ("what's {a} - {b}", "?"),
     ("what's {a} minus {b}", "?"), ("compute {a} - {b}", "."), ("compute {a} minus {b}", "."),
@@ -383,6 +388,8 @@ def check(n=4000, seed=5):
             key, p = corpus.FAMILIES[fam][0](rng)
             pp = corpus.wp_prep(p) if fam == "word_problem" else p
             prompt = compose(pp, rng)
+            if fam != "counting" and rng.random() < 0.5:
+                prompt = corpus.aside(rng) + prompt
             low = re.sub(r'"[^"]*"', '""', prompt.lower())  # the wording, not a quoted sentence
             hits = [ph for ph in HELD_OUT_PHRASES if re.search(r"\b" + re.escape(ph) + r"\b", low)]
             if hits or norm(prompt) in held:
