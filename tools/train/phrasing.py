@@ -154,9 +154,13 @@ def with_filler(core, rng):
     return core
 
 
-def held_out_free(text):
+def held_out_hits(text):
     low = text.lower()
-    return not any(re.search(r"\b" + re.escape(ph) + r"\b", low) for ph in HELD_OUT_PHRASES)
+    return [ph for ph in HELD_OUT_PHRASES if re.search(r"\b" + re.escape(ph) + r"\b", low)]
+
+
+def held_out_free(text):
+    return not held_out_hits(text)
 
 
 SUB_CORES = [
@@ -413,7 +417,7 @@ def check(n=4000, seed=5):
             if fam != "counting" and rng.random() < 0.5:
                 prompt = corpus.aside(rng) + prompt
             low = re.sub(r'"[^"]*"', '""', prompt.lower())  # the wording, not a quoted sentence
-            hits = [ph for ph in HELD_OUT_PHRASES if re.search(r"\b" + re.escape(ph) + r"\b", low)]
+            hits = held_out_hits(low)
             if hits or norm(prompt) in held:
                 bad.append((fam, prompt, hits))
     for fam, prompt, hits in bad[:20]:
