@@ -3,10 +3,11 @@
 #include "compute/row_stats.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
-#include <numeric>
 #include <string>
 
+#include "compute/vector_math.h"
 #include "util/counter_rng.h"
 #include "util/error.h"
 
@@ -41,6 +42,108 @@ Softmax softmax_summary(std::span<const double> z, std::span<const int32_t> supp
     return s;
 }
 
+// What one pass over a row's logits gives; the raw posterior itself is left in `p`.
+struct RawPosterior {
+    double lse = 0.0, entropy = 0.0, kl = 0.0;
+    double second = 0.0;  // the largest p but the argmax's
+};
+
+// Sum of n values in four interleaved partial sums: a fixed order (so the result does not depend
+// on the compiler) that vectorises without reassociation.
+[[gnu::always_inline]] inline double sum_lanes(const double* v, std::size_t n) {
+    double lane[4] = {0.0, 0.0, 0.0, 0.0};
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (std::size_t j = 0; j < 4; ++j) lane[j] += v[i + j];
+    for (; i < n; ++i) lane[i % 4] += v[i];
+    return (lane[0] + lane[1]) + (lane[2] + lane[3]);
+}
+
+// The largest of n values >= 0 (0 for n = 0), in four lanes like sum_lanes.
+[[gnu::always_inline]] inline double max_lanes(const double* v, std::size_t n) {
+    double lane[4] = {0.0, 0.0, 0.0, 0.0};
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (std::size_t j = 0; j < 4; ++j) lane[j] = v[i + j] > lane[j] ? v[i + j] : lane[j];
+    for (; i < n; ++i) lane[i % 4] = v[i] > lane[i % 4] ? v[i] : lane[i % 4];
+    return std::max(std::max(lane[0], lane[1]), std::max(lane[2], lane[3]));
+}
+
+// The raw posterior p = softmax(l) (l's maximum given), its entropy and, if `prev` is set,
+// KL(p || max(prev, floor)). These loops are most of the statistics' time, and the statistics a
+// fixed share of every decode step, so they are written to vectorise: restrict-qualified arrays,
+// selects instead of branches (this file is built with -fno-trapping-math), exp and log from
+// vector_math.h instead of libm calls. A token with p = 0 (suppressed, or underflowed) adds
+// nothing: its terms are selected away, since 0 * -inf is NaN.
+[[gnu::always_inline]] inline RawPosterior raw_posterior_loops(const double* __restrict l, double* __restrict p,
+                                                               double* __restrict term,
+                                                               const float* __restrict prev, double max,
+                                                               int32_t argmax, std::size_t n) {
+    RawPosterior r;
+    for (std::size_t i = 0; i < n; ++i) p[i] = vmath::exp_nonpositive(l[i] - max);
+    const double sum = sum_lanes(p, n);
+    r.lse = max + std::log(sum);
+    const double inv_sum = 1.0 / sum, lse = r.lse;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double pi = p[i] * inv_sum;
+        p[i] = pi;
+        term[i] = pi > 0.0 ? -pi * (l[i] - lse) : 0.0;
+    }
+    r.entropy = sum_lanes(term, n);
+    const double p_argmax = p[argmax];
+    p[argmax] = 0.0;
+    r.second = max_lanes(p, n);
+    p[argmax] = p_argmax;
+    if (prev != nullptr) {
+        constexpr auto kFloor = static_cast<float>(kPrevFloor);
+        for (std::size_t i = 0; i < n; ++i) {
+            const float q = prev[i] < kFloor ? kFloor : prev[i];
+            const double pi = p[i];
+            const double d = (l[i] - lse) - vmath::log_positive(q);
+            term[i] = pi > 0.0 ? pi * d : 0.0;
+        }
+        r.kl = sum_lanes(term, n);
+    }
+    return r;
+}
+
+using RawPosteriorPass = RawPosterior (*)(const double*, double*, double*, const float*, double, int32_t,
+                                          std::size_t);
+
+RawPosterior raw_posterior_generic(const double* l, double* p, double* term, const float* prev, double max,
+                                   int32_t argmax, std::size_t n) {
+    return raw_posterior_loops(l, p, term, prev, max, argmax, n);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define DLM_ROW_STATS_AVX2 1
+// The same loops for CPUs with AVX2 and FMA: four doubles a lane instead of SSE2's two, and
+// fused multiply-adds in the polynomials; chosen at run time, the build stays portable.
+[[gnu::target("avx2,fma")]] RawPosterior raw_posterior_avx2(const double* l, double* p, double* term,
+                                                           const float* prev, double max, int32_t argmax,
+                                                           std::size_t n) {
+    return raw_posterior_loops(l, p, term, prev, max, argmax, n);
+}
+#endif
+
+bool cpu_has_avx2_fma() {
+#ifdef DLM_ROW_STATS_AVX2
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return false;
+#endif
+}
+
+std::atomic<RawPosteriorPass>& raw_posterior_pass() {
+#ifdef DLM_ROW_STATS_AVX2
+    static std::atomic<RawPosteriorPass> pass{cpu_has_avx2_fma() ? raw_posterior_avx2 : raw_posterior_generic};
+#else
+    static std::atomic<RawPosteriorPass> pass{raw_posterior_generic};
+#endif
+    return pass;
+}
+
 // Orders ids by descending value, ties by ascending id: a strict total order, so partial sorts
 // and full sorts agree and the result never depends on the algorithm.
 struct ByValueDesc {
@@ -58,7 +161,7 @@ void sort_best(std::vector<int32_t>& ids, std::size_t count, const double* value
 // allocating them per row would page-fault fresh memory on every call.
 struct Scratch {
     std::vector<double> l, p, z, q, u;
-    std::vector<int32_t> all, ids, kept;
+    std::vector<int32_t> ids, kept;
 };
 
 Scratch& scratch() {
@@ -86,7 +189,7 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
     if (sp.top_k < 0) throw Error("top_k must be >= 0 (0 = off), got " + std::to_string(sp.top_k));
 
     Scratch& w = scratch();
-    // Raw logits with suppressed ids at -inf.
+    // Raw logits with suppressed ids at -inf; checked and reduced to their maximum in one pass.
     std::vector<double>& l = w.l;
     l.resize(V);
     for (std::size_t i = 0; i < V; ++i) l[i] = logits[i];
@@ -96,42 +199,36 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
                         std::to_string(V - 1) + ")");
         l[id] = kNegInf;
     }
-    for (std::size_t i = 0; i < V; ++i)
+    Softmax raw;
+    for (std::size_t i = 0; i < V; ++i) {
         if (std::isnan(l[i]) || l[i] == std::numeric_limits<double>::infinity())
             throw Error("logits of position " + std::to_string(position) + " contain NaN or +inf (token " +
                         std::to_string(i) + ")");
-
-    std::vector<int32_t>& all = w.all;
-    if (all.size() != V) {
-        all.resize(V);
-        std::iota(all.begin(), all.end(), 0);
+        if (l[i] > raw.max) {
+            raw.max = l[i];
+            raw.argmax = static_cast<int32_t>(i);
+        }
     }
-    const Softmax raw = softmax_summary(l, all);
     if (raw.argmax < 0)
         throw Error("every token of position " + std::to_string(position) + " is suppressed; nothing to sample");
+
+    // Raw posterior, entropy and KL (raw_posterior_loops).
+    const RawPosteriorPass raw_posterior = raw_posterior_pass().load(std::memory_order_relaxed);
+    std::vector<double>& p = w.p;
+    p.resize(V);
+    w.z.resize(V);  // scratch for the per-token terms
+    const RawPosterior rp =
+        raw_posterior(l.data(), p.data(), w.z.data(), prev.empty() ? nullptr : prev.data(), raw.max, raw.argmax, V);
+    raw.lse = rp.lse;
+    const double* pd = p.data();
 
     RowStats s;
     s.position = position;
     s.argmax = raw.argmax;
     s.lse = static_cast<float>(raw.lse);
-
-    // Raw posterior, entropy, KL, runner-up.
-    std::vector<double>& p = w.p;
-    p.resize(V);
-    double entropy = 0.0, kl = 0.0, second = 0.0;
-    for (std::size_t i = 0; i < V; ++i) {
-        if (l[i] == kNegInf) {
-            p[i] = 0.0;
-            continue;
-        }
-        const double logp = l[i] - raw.lse;
-        p[i] = std::exp(logp);
-        entropy -= p[i] * logp;
-        if (!prev.empty()) kl += p[i] * (logp - std::log(std::max(static_cast<double>(prev[i]), kPrevFloor)));
-        if (static_cast<int32_t>(i) != raw.argmax) second = std::max(second, p[i]);
-    }
+    const double entropy = rp.entropy, kl = rp.kl;
     s.p_max = static_cast<float>(p[raw.argmax]);
-    s.p_second = static_cast<float>(second);
+    s.p_second = static_cast<float>(rp.second);
     s.entropy = static_cast<float>(std::max(entropy, 0.0));
     // Rounding of the stored float posterior can push a true ~0 KL a hair below zero.
     if (!prev.empty()) s.kl_prev = static_cast<float>(std::max(kl, 0.0));
@@ -141,14 +238,23 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
         if (q >= 0 && static_cast<std::size_t>(q) < V) s.query_p = static_cast<float>(p[static_cast<std::size_t>(q)]);
     }
 
-    // Display candidates.
+    // Display candidates: the k best kept in order while scanning once (k is a handful).
     if (req.display_top_k > 0) {
-        std::vector<int32_t>& ids = w.ids;
-        ids.assign(all.begin(), all.end());
         const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(req.display_top_k), V);
-        sort_best(ids, k, p.data());
+        std::vector<int32_t>& best = w.ids;
+        best.clear();
+        const ByValueDesc better{pd};
+        double entry = -1.0;  // p of the k-th best once k are held: anything below it cannot enter
+        for (std::size_t i = 0; i < V; ++i) {
+            if (pd[i] < entry) continue;
+            const auto id = static_cast<int32_t>(i);
+            if (best.size() == k && !better(id, best.back())) continue;
+            if (best.size() == k) best.pop_back();
+            best.insert(std::upper_bound(best.begin(), best.end(), id, better), id);
+            if (best.size() == k) entry = pd[best.back()];
+        }
         s.top.reserve(k);
-        for (std::size_t j = 0; j < k; ++j) s.top.push_back({ids[j], static_cast<float>(p[ids[j]])});
+        for (int32_t id : best) s.top.push_back({id, static_cast<float>(p[id])});
     }
 
     if (sp.temperature == 0.0) {
@@ -246,6 +352,16 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
     s.p_second_proc = static_cast<float>(psecond);
     s.entropy_proc = static_cast<float>(std::max(ent, 0.0));
     return s;
+}
+
+std::string_view row_stats_isa() {
+    return raw_posterior_pass().load(std::memory_order_relaxed) == raw_posterior_generic ? "sse2" : "avx2+fma";
+}
+
+void use_portable_row_stats(bool portable) {
+#ifdef DLM_ROW_STATS_AVX2
+    raw_posterior_pass().store(portable || !cpu_has_avx2_fma() ? raw_posterior_generic : raw_posterior_avx2);
+#endif
 }
 
 }  // namespace dlm

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string_view>
 #include <vector>
 
 namespace dlm {
@@ -82,5 +83,12 @@ public:
 // `posterior_out` when it is non-empty.
 RowStats compute_row_stats(std::span<const float> logits, int32_t position, const RowStatsRequest& req,
                            std::span<const float> prev, std::span<float> posterior_out);
+
+// The build of compute_row_stats' vectorised loops this process runs: "avx2+fma" where the CPU
+// has both, else the portable "sse2" (on x86-64; "sse2" names the portable build elsewhere too).
+std::string_view row_stats_isa();
+// Runs the portable build even where AVX2 and FMA exist (tests cover both builds; benchmarks can
+// compare them). Not for use while another thread computes statistics.
+void use_portable_row_stats(bool portable);
 
 }  // namespace dlm

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compute/row_stats.h"
 #include "decode/decode_session.h"
 #include "decode_options.h"
 #include "model/hf_cache.h"
@@ -199,7 +200,7 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
 
     std::string device = backend.name() == "cuda"
                              ? std::string("CUDA backend (bf16, cuBLAS)")
-                             : "CPU backend (fp32, OpenBLAS), " +
+                             : "CPU backend (fp32, OpenBLAS, row statistics " + std::string(row_stats_isa()) + "), " +
                                    (o.threads > 0 ? std::to_string(o.threads) : std::string("all")) + " thread(s) of " +
                                    std::to_string(std::thread::hardware_concurrency());
     if (!choice.note.empty()) device += " — " + choice.note;

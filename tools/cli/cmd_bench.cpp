@@ -24,6 +24,7 @@
 #include "bench_report.h"
 #include "commands.h"
 #include "bench/forward_bench.h"
+#include "compute/row_stats.h"
 #include "decode/decode_session.h"
 #include "model/model_config.h"
 #include "decode_options.h"
@@ -121,13 +122,15 @@ std::string os_name() {
 
 // The backend as the report names it.
 std::string backend_label(const Backend& backend) {
-    if (backend.name() == "cpu") return "CPU backend (fp32, OpenBLAS sgemm)";
+    if (backend.name() == "cpu")
+        return "CPU backend (fp32, OpenBLAS sgemm, row statistics " + std::string(row_stats_isa()) + ")";
     if (backend.name() == "cuda") return "CUDA backend (bf16 weights, cuBLAS with fp32 accumulation)";
     return backend.name() + " backend";
 }
 
 void machine_bullets(MarkdownSection& s, int threads_used,
-                     const std::string& backend = "CPU backend (fp32, OpenBLAS sgemm)") {
+                     const std::string& backend = "CPU backend (fp32, OpenBLAS sgemm, row statistics " +
+                                                  std::string(row_stats_isa()) + ")") {
     const unsigned cores = std::thread::hardware_concurrency();
     const std::string used = threads_used > 0 ? std::to_string(threads_used) : "all " + std::to_string(cores);
     s.bullet("machine: " + table_cell(cpu_model()) + ", " + std::to_string(cores) + " hardware threads, " + used +

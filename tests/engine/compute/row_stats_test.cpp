@@ -3,6 +3,7 @@
 #include <cmath>
 #include <algorithm>
 #include <limits>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -198,6 +199,85 @@ TEST(ComputeRowStats, RejectsBadInput) {
     EXPECT_THROW(stats(dyadic_logits(), req), Error);
     req.sampling = {1.0, 1.0, -2};
     EXPECT_THROW(stats(dyadic_logits(), req), Error);
+}
+
+// A Qwen-sized row against a plain libm computation of every raw statistic: the vectorised loops
+// (exp, log, four-lane sums) must agree with it to far below float precision in both their builds
+// (AVX2 + FMA where the CPU has them, and the portable one). The row has suppressed ids, tokens
+// whose probability underflows, and a previous posterior with zeros (floored at 1e-30).
+void check_large_row_against_libm() {
+    const int V = 151936;
+    std::mt19937 rng(11);
+    std::normal_distribution<float> noise(0.0f, 4.0f);
+    std::vector<float> logits(V), prev(V);
+    for (int i = 0; i < V; ++i) logits[i] = noise(rng);
+    logits[4242] = 40.0f;  // a confident row
+    logits[77] = 38.5f;
+    for (int i = 0; i < V; i += 997) logits[i] = -900.0f;  // p underflows to 0
+    const std::vector<int32_t> suppressed = {5, 151935, 4243};
+    double prev_sum = 0.0;
+    for (int i = 0; i < V; ++i) prev_sum += (prev[i] = (i % 13 == 0) ? 0.0f : std::exp(noise(rng) * 0.5f));
+    for (float& q : prev) q = static_cast<float>(q / prev_sum);
+
+    RowStatsRequest req;
+    req.suppress_ids = suppressed;
+    req.display_top_k = 5;
+    std::vector<float> post(V);
+    const RowStats s = stats(logits, req, prev, post, 3);
+
+    std::vector<double> l(logits.begin(), logits.end());
+    for (int32_t id : suppressed) l[id] = -std::numeric_limits<double>::infinity();
+    const double mx = *std::max_element(l.begin(), l.end());
+    double sum = 0.0;
+    for (double x : l) sum += std::exp(x - mx);
+    const double lse = mx + std::log(sum);
+    double entropy = 0.0, kl = 0.0, pmax = 0.0, second = 0.0;
+    std::vector<double> p(V);
+    for (int i = 0; i < V; ++i) {
+        p[i] = std::exp(l[i] - lse);
+        if (p[i] == 0.0) continue;
+        entropy -= p[i] * (l[i] - lse);
+        kl += p[i] * ((l[i] - lse) - std::log(std::max<double>(prev[i], 1e-30)));
+    }
+    for (int i = 0; i < V; ++i) {
+        if (p[i] > pmax) {
+            second = pmax;
+            pmax = p[i];
+        } else if (p[i] > second) {
+            second = p[i];
+        }
+    }
+    EXPECT_EQ(s.argmax, 4242);
+    EXPECT_NEAR(s.lse, lse, 1e-5);
+    EXPECT_NEAR(s.p_max, pmax, 1e-7);
+    EXPECT_NEAR(s.p_second, second, 1e-7);
+    EXPECT_NEAR(s.entropy, entropy, 1e-6 * std::max(1.0, entropy));
+    EXPECT_NEAR(s.kl_prev, kl, 1e-6 * std::max(1.0, kl));
+    double worst = 0.0;
+    for (int i = 0; i < V; ++i) worst = std::max(worst, std::fabs(post[i] - p[i]) / std::max(p[i], 1e-30));
+    EXPECT_LT(worst, 1e-6);
+    for (int32_t id : suppressed) EXPECT_EQ(post[id], 0.0f);
+    EXPECT_EQ(post[997], 0.0f);  // underflowed
+    ASSERT_EQ(s.top.size(), 5u);
+    EXPECT_EQ(s.top[0].id, 4242);
+    EXPECT_EQ(s.top[1].id, 77);
+    for (std::size_t j = 1; j < s.top.size(); ++j) EXPECT_GE(s.top[j - 1].p, s.top[j].p);
+}
+
+TEST(ComputeRowStats, LargeRowMatchesALibmReference) {
+    for (const bool portable : {false, true}) {
+        SCOPED_TRACE(portable ? "portable build" : "this CPU's build");
+        use_portable_row_stats(portable);
+        check_large_row_against_libm();
+    }
+    use_portable_row_stats(false);
+    EXPECT_TRUE(row_stats_isa() == "avx2+fma" || row_stats_isa() == "sse2") << row_stats_isa();
+}
+
+TEST(ComputeRowStats, PortableBuildIsSelectable) {
+    use_portable_row_stats(true);
+    EXPECT_EQ(row_stats_isa(), "sse2");
+    use_portable_row_stats(false);
 }
 
 TEST(ComputeRowStats, LargeVocabularyTopPMatchesFullSort) {
