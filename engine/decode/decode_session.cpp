@@ -380,6 +380,7 @@ TraceSummary DecodeSession::summary() const {
         answer.push_back(id);
     }
     s.text = tokenizer_.decode(answer, /*skip_special=*/true);
+    s.masks_left = canvas_->masks_left();
     return s;
 }
 

@@ -70,4 +70,10 @@ void TraceSummary::add_step(const StepTrace& t) {
     for (const auto& [k, v] : t.counters) counters[k] += v;
 }
 
+std::string stopped_with_masks_note(const TraceSummary& s, int gen_length) {
+    return "the run stopped at its step budget (" + std::to_string(s.steps) + " steps) with " +
+           std::to_string(s.masks_left) + " of " + std::to_string(gen_length) +
+           " positions still masked; the text leaves them out";
+}
+
 }  // namespace dlm

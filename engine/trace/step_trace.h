@@ -106,6 +106,9 @@ struct TraceSummary {
     long long rows_computed = 0;
     long long rows_total = 0;
     int tokens_unmasked = 0;
+    // Positions still masked when the run ended: > 0 when a strategy stopped at its step budget
+    // (or the run was cancelled). The text leaves them out, so a reader must be told.
+    int masks_left = 0;
     std::map<std::string, double> counters;
     // Adds one step's cost and counters to the totals (text is left to the caller).
     void add_step(const StepTrace& t);
@@ -113,5 +116,9 @@ struct TraceSummary {
     double strategy_flops() const { return paper_flops + guider_flops; }  // as StepTrace's
     double e2e_tps() const { return wall_s > 0 ? tokens_unmasked / wall_s : 0.0; }
 };
+
+// What a reader of a finished run with masks_left > 0 is told (CLI, app, eval): the strategy
+// stopped at its step budget, and the text leaves the masked positions out.
+std::string stopped_with_masks_note(const TraceSummary& s, int gen_length);
 
 }  // namespace dlm

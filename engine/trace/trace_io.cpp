@@ -261,6 +261,7 @@ std::string trace_summary_to_json(const TraceSummary& s) {
     j["rows_computed"] = s.rows_computed;
     j["rows_total"] = s.rows_total;
     j["tokens_unmasked"] = s.tokens_unmasked;
+    j["masks_left"] = s.masks_left;
     j["counters"] = counters_json(s.counters);
     // Derived, for readers that do not recompute them (jq, spreadsheets).
     j["flops_ratio"] = double_json(s.flops_ratio());
@@ -376,6 +377,7 @@ TraceSummary trace_summary_from_json(const std::string& line) {
     s.rows_computed = req<long long>(j, "rows_computed");
     s.rows_total = req<long long>(j, "rows_total");
     s.tokens_unmasked = req_int(j, "tokens_unmasked");
+    s.masks_left = opt<int>(j, "masks_left", 0);  // traces written before it was recorded
     s.counters = counters_from(j);
     return s;
 }

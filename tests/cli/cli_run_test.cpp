@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <set>
 #include <sstream>
 
@@ -445,6 +446,39 @@ TEST_F(CliRun, JsonHasTheGeneratedIds) {
     ASSERT_TRUE(ids.is_array());
     EXPECT_EQ(ids.size(), 16u);
     for (const auto& id : ids) EXPECT_NE(id.get<int>(), ckpt.config.mask_token_id);  // a finished run has no masks
+}
+
+// A strategy that stops at its step budget with positions still masked says so: the text leaves
+// them out, so run warns and reports masks_left, and eval counts such runs.
+TEST_F(CliRun, AStepBudgetThatLeavesMasksIsReported) {
+    auto r = run({"--strategy", "cover", "--set", "cover.max_steps=2", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = r.json();
+    EXPECT_EQ(j.at("steps"), 2);
+    const int left = j.at("masks_left").get<int>();
+    EXPECT_GT(left, 0);
+    int masks = 0;
+    for (const auto& id : j.at("generated_ids")) masks += id.get<int>() == ckpt.config.mask_token_id;
+    EXPECT_EQ(masks, left);
+    EXPECT_NE(r.err.find("stopped at its step budget (2 steps) with " + std::to_string(left) + " of 16 positions"),
+              std::string::npos)
+        << r.err;
+    // A run that ends with every position filled reports 0 and warns of nothing of the kind.
+    auto full = run({"--json"});
+    ASSERT_EQ(full.status, 0) << full.err;
+    EXPECT_EQ(full.json().at("masks_left"), 0);
+    EXPECT_EQ(full.err.find("step budget"), std::string::npos) << full.err;
+
+    write_text(file("one.jsonl"), "{\"family\": \"addition\", \"prompt\": \"hello world\", \"answer\": \"1\"}\n");
+    auto ev = cli({"eval", "--model", model_dir().string(), "--data", file("one.jsonl").string(), "--gen-len", "16",
+                   "--strategy", "cover", "--set", "cover.max_steps=2", "--json", "--predictions",
+                   file("pred.jsonl").string()});
+    ASSERT_EQ(ev.status, 0) << ev.err;
+    EXPECT_EQ(ev.json().at("stopped_with_masks"), 1);
+    std::ifstream pred(file("pred.jsonl"));
+    std::string line;
+    ASSERT_TRUE(std::getline(pred, line));
+    EXPECT_EQ(nlohmann::json::parse(line).at("masks_left"), left);
 }
 
 TEST_F(CliRun, DecodeBenchSectionOnATokenizerFreeCheckpoint) {

@@ -310,6 +310,7 @@ int eval_main(std::span<const std::string> args) {
     double total_wall = 0.0, total_flops = 0.0, total_guider = 0.0, total_dense = 0.0, total_baseline = 0.0;
     long long total_tokens = 0;
     std::map<std::string, double> total_counters;  // strategy counters (remasks, flipflops, ...) over the run
+    int stopped_with_masks = 0;                    // runs that ended at their step budget with masks left
     for (std::size_t i = 0; i < examples.size(); ++i) {
         const EvalExample& ex = examples[i];
         const TraceSummary& sum = sums[i];
@@ -328,10 +329,12 @@ int eval_main(std::span<const std::string> args) {
         if (sum.steps > 0) total_baseline += sum.paper_flops_dense / sum.steps * example_settings[i].gen_length;
         total_tokens += sum.tokens_unmasked;
         for (const auto& [key, value] : sum.counters) total_counters[key] += value;
+        stopped_with_masks += sum.masks_left > 0;
         if (predictions) {
             nlohmann::json p = {{"line", ex.line},       {"family", ex.family},  {"prompt", ex.prompt},
                                 {"answer", ex.answer},   {"output", sum.text},   {"predicted", predicted},
                                 {"correct", ok},         {"steps", sum.steps},   {"wall_s", sum.wall_s},
+                                {"masks_left", sum.masks_left},
                                 {"flops_ratio", sum.flops_ratio()},
                                 {"gen_length", example_settings[i].gen_length},
                                 {"block_length", example_settings[i].block_length}};
@@ -391,6 +394,7 @@ int eval_main(std::span<const std::string> args) {
             // A causal model has no diffusion baseline to compare with.
             {"flops_ratio_to_baseline", causal ? nlohmann::json() : nlohmann::json(ratio_to_baseline)},
             {"counters", total_counters},
+            {"stopped_with_masks", stopped_with_masks},
             {"reveal", {{"answer_digits", reveal_answer}, {"other_tokens", reveal_other}, {"examples", reveal_n}}},
             {"model", model.name},
             {"backend", model.backend->name()},
@@ -428,6 +432,10 @@ int eval_main(std::span<const std::string> args) {
     if (!causal)
         std::cout << "                " << format_fixed(ratio_to_baseline, 4)
                   << " of the baseline sampler (one dense forward per generated position)\n";
+    if (stopped_with_masks > 0)
+        std::cout << "step budget     " << stopped_with_masks << " of " << n
+                  << " runs stopped at it with positions still masked (left out of their text; "
+                     "masks_left in --predictions)\n";
     if (reveal_n > 0)
         std::cout << "reveal step     answer digits at " << format_fixed(reveal_answer, 2)
                   << " of the run, other response tokens at " << format_fixed(reveal_other, 2) << " (mean over "

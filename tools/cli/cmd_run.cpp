@@ -167,6 +167,8 @@ int run_main(std::span<const std::string> args) {
     }
     if (!finished)
         print_warning("cancelled after step " + std::to_string(session.steps_done()) + "; the result is partial");
+    else if (sum.masks_left > 0)
+        print_warning(stopped_with_masks_note(sum, settings.gen_length));
     const double tps = tps_steps > 0 ? tps_sum / tps_steps : 0.0;
 
     if (json) {
@@ -180,6 +182,7 @@ int run_main(std::span<const std::string> args) {
             {"tps", tps},
             {"e2e_tps", sum.e2e_tps()},
             {"tokens_unmasked", sum.tokens_unmasked},
+            {"masks_left", sum.masks_left},
             {"paper_flops", sum.paper_flops},
             {"paper_flops_dense", sum.paper_flops_dense},
             {"flops_ratio", sum.flops_ratio()},
