@@ -1,6 +1,7 @@
 #include "bench_decode.h"
 
 #include "bench_model.h"
+#include "bench_report.h"
 
 #include <algorithm>
 #include <chrono>
@@ -12,7 +13,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compute/row_stats.h"
 #include "decode/decode_session.h"
 #include "decode_options.h"
 #include "model/hf_cache.h"
@@ -198,11 +198,10 @@ MarkdownSection decode_section(const DecodeBenchOptions& o) {
         }
     }
 
-    std::string device = backend.name() == "cuda"
-                             ? std::string("CUDA backend (bf16, cuBLAS)")
-                             : "CPU backend (fp32, OpenBLAS, row statistics " + std::string(row_stats_isa()) + "), " +
-                                   (o.threads > 0 ? std::to_string(o.threads) : std::string("all")) + " thread(s) of " +
-                                   std::to_string(std::thread::hardware_concurrency());
+    std::string device = backend_label(backend.name());
+    if (backend.name() != "cuda")
+        device += ", " + (o.threads > 0 ? std::to_string(o.threads) : std::string("all")) + " thread(s) of " +
+                  std::to_string(std::thread::hardware_concurrency());
     if (!choice.note.empty()) device += " — " + choice.note;
     MarkdownSection s("decode", "End-to-end decode: tokens/s per strategy (" + std::string(backend.name() == "cuda" ? "CUDA" : "CPU") + ")");
     s.paragraph(

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compute/row_stats.h"
 #include "util/error.h"
 
 namespace dlm::cli {
@@ -111,6 +112,13 @@ void write_section(const std::filesystem::path& file, const MarkdownSection& sec
     std::error_code ec;
     std::filesystem::rename(tmp, file, ec);
     if (ec) throw Error("cannot replace '" + file.string() + "': " + ec.message());
+}
+
+std::string backend_label(std::string_view backend_name) {
+    if (backend_name == "cpu")
+        return "CPU backend (fp32, OpenBLAS sgemm, row statistics " + std::string(row_stats_isa()) + ")";
+    if (backend_name == "cuda") return "CUDA backend (bf16 weights, cuBLAS with fp32 accumulation)";
+    return std::string(backend_name) + " backend";
 }
 
 std::string table_cell(const std::string& text) {

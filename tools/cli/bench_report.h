@@ -5,6 +5,7 @@
 //   <!-- dlmscope-bench:forward-cpu begin -->  ...  <!-- dlmscope-bench:forward-cpu end -->
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace dlm::cli {
@@ -39,6 +40,10 @@ void write_section(const std::filesystem::path& file, const MarkdownSection& sec
 
 // "YYYY-MM-DD HH:MM UTC" now: when a section was measured.
 std::string utc_now();
+
+// The backend as every report names it ("cpu", "cuda", else "<name> backend"); the CPU's label
+// names the build of the row statistics it runs.
+std::string backend_label(std::string_view backend_name);
 
 // Escapes '|' so that free text can go into a table cell.
 std::string table_cell(const std::string& text);

@@ -24,7 +24,6 @@
 #include "bench_report.h"
 #include "commands.h"
 #include "bench/forward_bench.h"
-#include "compute/row_stats.h"
 #include "decode/decode_session.h"
 #include "model/model_config.h"
 #include "decode_options.h"
@@ -120,17 +119,7 @@ std::string os_name() {
 }
 
 
-// The backend as the report names it.
-std::string backend_label(const Backend& backend) {
-    if (backend.name() == "cpu")
-        return "CPU backend (fp32, OpenBLAS sgemm, row statistics " + std::string(row_stats_isa()) + ")";
-    if (backend.name() == "cuda") return "CUDA backend (bf16 weights, cuBLAS with fp32 accumulation)";
-    return backend.name() + " backend";
-}
-
-void machine_bullets(MarkdownSection& s, int threads_used,
-                     const std::string& backend = "CPU backend (fp32, OpenBLAS sgemm, row statistics " +
-                                                  std::string(row_stats_isa()) + ")") {
+void machine_bullets(MarkdownSection& s, int threads_used, const std::string& backend = backend_label("cpu")) {
     const unsigned cores = std::thread::hardware_concurrency();
     const std::string used = threads_used > 0 ? std::to_string(threads_used) : "all " + std::to_string(cores);
     s.bullet("machine: " + table_cell(cpu_model()) + ", " + std::to_string(cores) + " hardware threads, " + used +
@@ -363,7 +352,7 @@ MarkdownSection strategies(const BenchContext& ctx) {
         "preset's, as the app runs it. "
         "*Family canvases*: each example decodes on the canvas its family is evaluated on (`dlmscope-cli eval`), "
         "the setting the model's accuracy figures in docs/models.md are measured in.");
-    machine_bullets(sec, ctx.threads, backend_label(*model.backend));
+    machine_bullets(sec, ctx.threads, backend_label(model.backend->name()));
     sec.bullet("model: " + model.name + " (d_model " + std::to_string(ckpt.config().d_model) + ", " +
                std::to_string(ckpt.config().n_layers) + " layers, " +
                std::to_string(parameter_count(ckpt.config())) + " parameters); see docs/models.md for its accuracy "
