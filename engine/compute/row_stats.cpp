@@ -189,7 +189,7 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
     if (sp.top_k < 0) throw Error("top_k must be >= 0 (0 = off), got " + std::to_string(sp.top_k));
 
     Scratch& w = scratch();
-    // Raw logits with suppressed ids at -inf; checked and reduced to their maximum in one pass.
+    // Raw logits with suppressed ids at -inf, then checked and reduced to their maximum.
     std::vector<double>& l = w.l;
     l.resize(V);
     for (std::size_t i = 0; i < V; ++i) l[i] = logits[i];
@@ -355,7 +355,7 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
 }
 
 std::string_view row_stats_isa() {
-    return raw_posterior_pass().load(std::memory_order_relaxed) == raw_posterior_generic ? "sse2" : "avx2+fma";
+    return raw_posterior_pass().load(std::memory_order_relaxed) == raw_posterior_generic ? "portable" : "avx2+fma";
 }
 
 void use_portable_row_stats(bool portable) {

@@ -84,8 +84,8 @@ public:
 RowStats compute_row_stats(std::span<const float> logits, int32_t position, const RowStatsRequest& req,
                            std::span<const float> prev, std::span<float> posterior_out);
 
-// The build of compute_row_stats' vectorised loops this process runs: "avx2+fma" where the CPU
-// has both, else the portable "sse2" (on x86-64; "sse2" names the portable build elsewhere too).
+// The build of compute_row_stats' vectorised loops this process runs: "avx2+fma" on an x86-64 CPU
+// that has both, else "portable" (the compiler's baseline vectors: SSE2 on x86-64).
 std::string_view row_stats_isa();
 // Runs the portable build even where AVX2 and FMA exist (tests cover both builds; benchmarks can
 // compare them). Not for use while another thread computes statistics.
