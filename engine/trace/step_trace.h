@@ -117,8 +117,9 @@ struct TraceSummary {
     double e2e_tps() const { return wall_s > 0 ? tokens_unmasked / wall_s : 0.0; }
 };
 
-// What a reader of a finished run with masks_left > 0 is told (CLI, app, eval): the strategy
-// stopped at its step budget, and the text leaves the masked positions out.
+// What `dlmscope-cli run` tells of a finished run with masks_left > 0: the strategy stopped at its
+// step budget, and the text leaves the masked positions out. (eval counts such runs; the app says
+// it in its own, translatable status line and marks the run Unfinished.)
 std::string stopped_with_masks_note(const TraceSummary& s, int gen_length);
 
 }  // namespace dlm
