@@ -104,6 +104,7 @@ TraceSummary sample_summary() {
     s.rows_computed = 640;
     s.rows_total = 640;
     s.tokens_unmasked = 6;
+    s.masks_left = 2;
     s.counters = {{"remasks", 4}};
     return s;
 }
@@ -201,6 +202,7 @@ TEST(Trace, WriteReadRoundTrip) {
     EXPECT_EQ(f.summary->text, sample_summary().text);
     EXPECT_EQ(f.summary->rows_computed, 640);
     EXPECT_EQ(f.summary->tokens_unmasked, 6);
+    EXPECT_EQ(f.summary->masks_left, 2);
     EXPECT_EQ(f.summary->counters, sample_summary().counters);
     EXPECT_DOUBLE_EQ(f.summary->wall_s, 0.0246);
 }
@@ -367,6 +369,14 @@ TEST(Trace, FastStepReaderLeavesOtherLayoutsToTheTreeReader) {
             EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
         }
     }
+}
+
+// A summary written before masks_left was recorded reads as a run that left no mask.
+TEST(Trace, SummaryWithoutMasksLeftReadsAsZero) {
+    nlohmann::json j = nlohmann::json::parse(trace_summary_to_json(sample_summary()));
+    ASSERT_EQ(j.at("masks_left"), 2);
+    j.erase("masks_left");
+    EXPECT_EQ(trace_summary_from_json(j.dump()).masks_left, 0);
 }
 
 TEST(Trace, FileRoundTripWithoutSummary) {
