@@ -70,6 +70,13 @@ assert " --lr 0.0003 " in p.stdout and " --seed 5 " in p.stdout, p.stdout
 assert p.stdout.count(" --long-prob ") == 1 and " --long-prob 0.15 " in p.stdout, p.stdout
 assert " --family-weights sorting=1 " in p.stdout and trained["family_weights"] not in p.stdout, p.stdout
 
+# The corpus shares a phase sets (the guider's phases without the filler) are given and kept.
+p = run("continue", guider, "--minutes", "5", "--filler-prob", "0", "--free-letter-prob", "0.3")
+assert " --filler-prob 0.0 " in p.stdout and " --free-letter-prob 0.3 " in p.stdout, p.stdout
+check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "train_options.py"),
+                        *shlex.split(p.stdout.strip())[3:]], capture_output=True, text=True)
+assert check.returncode == 0, check.stderr
+
 with tempfile.TemporaryDirectory() as tmp:
     p = run("keep", shipped, "copy", "--into", tmp)
     assert p.returncode == 0, p.stderr

@@ -480,6 +480,9 @@ def run(rank, a):
     corpus.WORD_PROBLEM_FORM = a.word_problem_form
     corpus.SORTING_FORM = a.sorting_form
     corpus.COUNTING_FORM = a.counting_form
+    corpus.ASIDE_PROB = a.aside_prob
+    corpus.phrasing.FILLER_PROB = a.filler_prob
+    corpus.phrasing.FREE_LETTER_PROB = a.free_letter_prob
     # A form whose responses outgrow the default row length (the passes form) is never cut short.
     a.max_len = max(a.max_len, max(corpus.gen_length(f) for f in corpus.FAMILIES) + 64)
     corpus.ALIGNED = "" if a.aligned_arithmetic == "plain" else a.aligned_arithmetic

@@ -15,7 +15,9 @@ import corpus  # noqa: E402
 
 # The options that are a share, and of what.
 SHARES = {"suffix_mask": "sequences", "prompt_digit_mask": "sequences", "prompt_digit_noise": "sequences",
-          "digit_suffix": "sequences", "decode_order_mask": "sequences", "long_prob": "batches"}
+          "digit_suffix": "sequences", "decode_order_mask": "sequences", "long_prob": "batches",
+          "aside_prob": "composed questions", "filler_prob": "arithmetic question cores",
+          "free_letter_prob": "composed letter counts"}
 
 
 def parser():
@@ -111,6 +113,12 @@ def parser():
                     help="how a sorted list is written (corpus.SORTING_FORM)")
     ap.add_argument("--counting-form", default="words", choices=["words", *corpus.SPELLED_MARKS],
                     help="how a letter count is written (corpus.COUNTING_FORM)")
+    ap.add_argument("--aside-prob", type=float, default=corpus.ASIDE_PROB,
+                    help="share of composed questions (not counting's) after a sentence of counting's words (corpus.ASIDE_PROB)")
+    ap.add_argument("--filler-prob", type=float, default=corpus.phrasing.FILLER_PROB,
+                    help="share of arithmetic question cores with a word after the first operand (phrasing.FILLER_PROB)")
+    ap.add_argument("--free-letter-prob", type=float, default=corpus.phrasing.FREE_LETTER_PROB,
+                    help="share of composed letter counts asked in no fixed form (phrasing.FREE_LETTER_PROB)")
     ap.add_argument("--tie-head", action="store_true",
                     help="mdlm: the LM head is the embedding (LLaDA's weight_tying), so a token read from the "
                     "prompt can be written back without a head row of its own trained in that role")
