@@ -342,13 +342,20 @@ LETTER_OBJECTS = ["how many \"{c}\" are in \"{s}\"", "how many times \"{c}\" is 
 # and a preposition of no form's choosing join them, in either order, with words of counting's
 # sentences around them. The guider, trained on the forms above, wrote another letter and other
 # words than the question's after an unseen verb before the quotes (a third of the held-out letter
-# counts): here only what is quoted tells which is which (one letter, or a sentence).
+# counts): here only what is quoted tells which is which (one letter, or a sentence). Some of the
+# words are cut by the tokenizer into pieces of one letter ("instances" -> in st an c es), as
+# held-out "occurs" is (o c c ur s), so that a one-letter piece outside the quotes is never the
+# letter asked for: the guider wrote "c" for most held-out letters.
 FREE_LETTER_PROB = 0.0  # train.py --free-letter-prob; 0 keeps the recipes trained before it
 FREE_LETTER_SIDES = ["\"{c}\"", "the letter \"{c}\"", "letter \"{c}\"", "each \"{c}\"", "every \"{c}\"",
-                     "the \"{c}\" letters", "the \"{c}\" signs", "all the \"{c}\""]
+                     "the \"{c}\" letters", "the \"{c}\" signs", "all the \"{c}\"", "the instances of \"{c}\"",
+                     "the copies of \"{c}\"", "the appearances of \"{c}\"", "the cases of \"{c}\"",
+                     "the uses of \"{c}\"", "the mentions of \"{c}\""]
 FREE_TEXT_SIDES = ["\"{s}\"", "the text \"{s}\"", "the sentence \"{s}\"", "the words \"{s}\"", "the line \"{s}\""]
 FREE_VERBS = ["count", "tally", "find", "check", "look for", "spot", "search for", "mark", "note", "total",
-              "see", "number", "seek", "tell me", "say"]
+              "see", "number", "seek", "tell me", "say", "list", "track", "typed out, count"]
+FREE_AFTER = ["", "", "", "appears", "exists", "is found", "is typed", "is written", "is used", "turns up",
+              "pops up", "is present", "is seen", "appears inside"]
 FREE_PREPS = ["in", "inside", "within", "across", "throughout", "among", "through", "along", "for", "over"]
 
 
@@ -360,12 +367,12 @@ def free_letter_question(p, rng):
 
     letter = rng.choice(FREE_LETTER_SIDES).format(c=p["ch"])
     text = rng.choice(FREE_TEXT_SIDES).format(s=p["sent"])
-    verb, prep = rng.choice(FREE_VERBS), rng.choice(FREE_PREPS)
+    verb, after, prep = rng.choice(FREE_VERBS), rng.choice(FREE_AFTER), rng.choice(FREE_PREPS)
     for _ in range(50):
         if rng.random() < 0.6:
-            parts = [words(2), verb, letter, words(2), prep, text, words(1)]
+            parts = [words(2), verb, letter, after, words(2), prep, text, words(1)]
         else:
-            parts = [words(1), prep, text, words(2), verb, letter, words(1)]
+            parts = [words(1), prep, text, words(2), verb, letter, after, words(1)]
         core = " ".join(x for x in parts if x)
         if held_out_free(re.sub(r'"[^"]*"', '""', core)):
             return finish(core, rng, rng.choice(".?"))
