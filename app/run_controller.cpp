@@ -240,9 +240,13 @@ void RunController::updateCompareSummary() {
         const auto& a = *run_.history().summary();
         const auto& b = *compare_.history().summary();
         const auto d = diffWords(QString::fromStdString(a.text), QString::fromStdString(b.text));
+        // Costs with a guider's forwards, against the dense forwards of each run's steps and
+        // against the baseline sampler's run on its canvas (design.md §6).
         compare_summary_ = QVariantMap{
             {"flopsRatioA", a.flops_ratio()}, {"flopsRatioB", b.flops_ratio()},
-            {"flopsAoverB", b.paper_flops > 0 ? a.paper_flops / b.paper_flops : 0.0},
+            {"flopsToBaselineA", a.flops_ratio_to_baseline(run_.history().positionCount())},
+            {"flopsToBaselineB", b.flops_ratio_to_baseline(compare_.history().positionCount())},
+            {"flopsAoverB", b.strategy_flops() > 0 ? a.strategy_flops() / b.strategy_flops() : 0.0},
             {"speedupAoverB", a.wall_s > 0 ? b.wall_s / a.wall_s : 0.0},
             {"wallA", a.wall_s}, {"wallB", b.wall_s}, {"stepsA", a.steps}, {"stepsB", b.steps},
             {"tpsA", a.e2e_tps()}, {"tpsB", b.e2e_tps()},

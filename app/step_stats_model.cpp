@@ -8,7 +8,7 @@ int StepStatsModel::rowCount(const QModelIndex& parent) const { return parent.is
 
 QHash<int, QByteArray> StepStatsModel::roleNames() const {
     return {{StepRole, "step"},           {BlockRole, "block"},       {PaperFlopsRole, "paperFlops"},
-            {DenseFlopsRole, "denseFlops"}, {CumRatioRole, "cumRatio"}, {RowsRole, "rows"},
+            {DenseFlopsRole, "denseFlops"}, {CumRatioRole, "cumRatio"}, {CumBaselineRole, "cumBaseline"}, {RowsRole, "rows"},
             {RowsTotalRole, "rowsTotal"}, {TpsRole, "tps"},           {E2eTpsRole, "e2eTps"},
             {WallMsRole, "wallMs"},       {NewlyUnmaskedRole, "newlyUnmasked"},
             {RemasksRole, "remasks"},     {FlipFlopsRole, "flipflops"}};
@@ -23,6 +23,7 @@ double StepStatsModel::value(int row, int role) const {
     case PaperFlopsRole: return r.flops;
     case DenseFlopsRole: return r.dense;
     case CumRatioRole: return r.cum_ratio;
+    case CumBaselineRole: return r.cum_baseline;
     case RowsRole: return r.rows;
     case RowsTotalRole: return r.rows_total;
     case TpsRole: return r.tps;
@@ -66,6 +67,10 @@ void StepStatsModel::syncTo(const RunHistory& h) {
         r.flops = s.strategy_flops();
         r.dense = s.paper_flops_dense;
         r.cum_ratio = t.flops_ratio();
+        // The baseline run's cost from this step's dense forward: a strategy that needs fewer steps
+        // (Guided Diffusion, Fast-dLLM, COVER) costs more than dense per step and far less in all.
+        const double baseline = dlm::baseline_sampler_flops(s.paper_flops_dense, h.positionCount());
+        r.cum_baseline = baseline > 0 ? t.paper_flops / baseline : 0;
         r.rows = s.rows_computed;
         r.rows_total = s.rows_total;
         r.wall_ms = s.wall_ms;
@@ -80,7 +85,7 @@ void StepStatsModel::syncTo(const RunHistory& h) {
         max_tps_ = std::max({max_tps_, r.tps, r.e2e_tps});
         max_wall_ = std::max(max_wall_, r.wall_ms);
         max_events_ = std::max(max_events_, double(std::max(r.remasks, r.flipflops)));
-        max_cum_ratio_ = std::max(max_cum_ratio_, r.cum_ratio);
+        max_cum_ratio_ = std::max({max_cum_ratio_, r.cum_ratio, r.cum_baseline});
         rows_.push_back(r);
     }
     endInsertRows();

@@ -16,7 +16,7 @@ class StepStatsModel : public QAbstractListModel {
     Q_PROPERTY(double maxTps READ maxTps NOTIFY rangesChanged)
     Q_PROPERTY(double maxWallMs READ maxWallMs NOTIFY rangesChanged)
     Q_PROPERTY(double maxEvents READ maxEvents NOTIFY rangesChanged)
-    Q_PROPERTY(double maxCumRatio READ maxCumRatio NOTIFY rangesChanged)
+    Q_PROPERTY(double maxCumRatio READ maxCumRatio NOTIFY rangesChanged)  // of both cumulative ratios
 
 public:
     enum Role {
@@ -24,7 +24,8 @@ public:
         BlockRole,
         PaperFlopsRole,     // this step, strategy
         DenseFlopsRole,     // this step, dense baseline
-        CumRatioRole,       // cumulative strategy / dense
+        CumRatioRole,       // cumulative strategy / dense over the steps taken
+        CumBaselineRole,    // cumulative strategy / the baseline sampler's whole run (dlm::baseline_sampler_flops)
         RowsRole,           // M_t
         RowsTotalRole,      // N
         TpsRole,            // newly unmasked / wall time of the step
@@ -44,7 +45,7 @@ public:
     void clear();
     // Inserts rows for the steps of `history` not yet in the model (one insert notification).
     void syncTo(const RunHistory& history);
-    double value(int row, int role) const;  // for C++ consumers (series feeder, CSV)
+    Q_INVOKABLE double value(int row, int role) const;  // the series feeder, the CSV, tests
     Q_INVOKABLE QString roleName(int role) const { return QString::fromUtf8(roleNames().value(role)); }
 
     int count() const { return int(rows_.size()); }
@@ -63,7 +64,7 @@ Q_SIGNALS:
 private:
     struct Row {
         int step = 0, block = 0;
-        double flops = 0, dense = 0, cum_ratio = 0;
+        double flops = 0, dense = 0, cum_ratio = 0, cum_baseline = 0;
         int rows = 0, rows_total = 0;
         double tps = 0, e2e_tps = 0, wall_ms = 0;
         int newly = 0, remasks = 0, flipflops = 0;

@@ -26,6 +26,7 @@ ChartView {
         return {max: step * (ticks - 1), format: "%." + decimals + "f"}
     }
     property alias seriesA: s0
+    property alias seriesA2: s1               // run A's second role
     property alias seriesB: sB
 
     title: heading

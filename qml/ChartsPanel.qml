@@ -69,7 +69,12 @@ ScrollView {
                 stats: panel.run ? panel.run.stats : null
                 statsB: panel.runB ? panel.runB.stats : null
                 planned: panel.planned; viewStep: panel.viewStep
-                roles: [{role: "cumRatio", label: qsTr("ratio"), color: Theme.good, scale: 1}]
+                // First the cost so far against the baseline sampler's whole run (one dense forward
+                // per generated position; its end is eval's flops_ratio_to_baseline, and run B is
+                // overlaid on it), then against dense forwards of the steps taken, which leaves out
+                // what fewer steps save: Guided Diffusion ends near 2 there and near 0.02 on the first.
+                roles: [{role: "cumBaseline", label: qsTr("to the baseline run"), color: Theme.good, scale: 1},
+                        {role: "cumRatio", label: qsTr("to dense steps"), color: Theme.seriesDense, scale: 1}]
                 // At least 1 (the dense line), more when a strategy costs more than dense (WINO's N + B).
                 yMax: Math.max(1, panel.niceMax(stats ? stats.maxCumRatio : 0, statsB ? statsB.maxCumRatio : 0))
             }

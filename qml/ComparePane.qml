@@ -151,6 +151,8 @@ ColumnLayout {
                     Label { text: (pane.summary.flopsAoverB || 0).toFixed(3); color: Theme.text; font.pixelSize: Theme.small }
                     Label { text: qsTr("vs dense: A, B"); color: Theme.dim; font.pixelSize: Theme.small }
                     Label { text: (pane.summary.flopsRatioA || 0).toFixed(3) + ", " + (pane.summary.flopsRatioB || 0).toFixed(3); color: Theme.text; font.pixelSize: Theme.small }
+                    Label { text: qsTr("vs the baseline run: A, B"); color: Theme.dim; font.pixelSize: Theme.small }
+                    Label { objectName: "toBaseline"; text: (pane.summary.flopsToBaselineA || 0).toFixed(3) + ", " + (pane.summary.flopsToBaselineB || 0).toFixed(3); color: Theme.text; font.pixelSize: Theme.small }
                     Label { text: qsTr("speedup of A"); color: Theme.dim; font.pixelSize: Theme.small }
                     Label { text: (pane.summary.speedupAoverB || 0).toFixed(2) + "×"; color: Theme.text; font.pixelSize: Theme.small }
                     Label { text: qsTr("E2E TPS A, B"); color: Theme.dim; font.pixelSize: Theme.small }

@@ -70,6 +70,11 @@ void TraceSummary::add_step(const StepTrace& t) {
     for (const auto& [k, v] : t.counters) counters[k] += v;
 }
 
+double TraceSummary::flops_ratio_to_baseline(int gen_length) const {
+    if (steps <= 0 || paper_flops_dense <= 0) return 0.0;
+    return strategy_flops() / baseline_sampler_flops(paper_flops_dense / steps, gen_length);
+}
+
 std::string stopped_with_masks_note(const TraceSummary& s, int gen_length) {
     return "the run stopped at its step budget (" + std::to_string(s.steps) + " steps) with " +
            std::to_string(s.masks_left) + " of " + std::to_string(gen_length) +

@@ -112,10 +112,21 @@ struct TraceSummary {
     std::map<std::string, double> counters;
     // Adds one step's cost and counters to the totals (text is left to the caller).
     void add_step(const StepTrace& t);
-    double flops_ratio() const { return paper_flops_dense > 0 ? paper_flops / paper_flops_dense : 0.0; }
     double strategy_flops() const { return paper_flops + guider_flops; }  // as StepTrace's
+    // The strategy's cost (a guider's forwards included) over the dense forwards of the steps it took.
+    double flops_ratio() const { return paper_flops_dense > 0 ? strategy_flops() / paper_flops_dense : 0.0; }
+    // The same cost over the baseline sampler's run on this canvas (baseline_sampler_flops below).
+    double flops_ratio_to_baseline(int gen_length) const;
     double e2e_tps() const { return wall_s > 0 ? tokens_unmasked / wall_s : 0.0; }
 };
+
+// The reference sampler's cost on the same canvas: LLaDA's low-confidence sampler, steps = gen
+// length, one dense forward per generated position. A run's cost over it is what fewer steps save
+// as well as skipped rows (eval's flops_ratio_to_baseline, the app's "to the baseline run"); the
+// ratio to the dense forwards of the steps taken (flops_ratio) counts only the rows.
+inline double baseline_sampler_flops(double dense_step_flops, int gen_length) {
+    return dense_step_flops * gen_length;
+}
 
 // What `dlmscope-cli run` tells of a finished run with masks_left > 0: the strategy stopped at its
 // step budget, and the text leaves the masked positions out. (eval counts such runs; the app says

@@ -1,6 +1,7 @@
 // End to end on the embedded default model: the real controller, worker thread, engine and QML
 // window, offscreen. Skipped (with a message) while resources/models/tiny-mdlm is missing.
 #include <algorithm>
+#include <cmath>
 
 #include <QApplication>
 #include <QElapsedTimer>
@@ -592,6 +593,14 @@ private Q_SLOTS:
         // The box names what B changed: B's preset, SureLock + unlocking, is A's SureLock with unlocking.
         QCOMPARE(c.runs()->compareRun()->strategyLabel(), QStringLiteral("SureLock + unlocking"));
         QCOMPARE(c.runs()->compareSummary().value("settingChanges").toString(), QStringLiteral("surelock.unlock off → on"));
+        // Both take one step per position, so against the baseline run they cost what they cost
+        // against dense steps; SureLock's locks make that less than 1.
+        const QVariantMap sum = c.runs()->compareSummary();
+        for (const char* side : {"A", "B"}) {
+            const double toBaseline = sum.value(QStringLiteral("flopsToBaseline") + side).toDouble();
+            QVERIFY(std::abs(toBaseline - sum.value(QStringLiteral("flopsRatio") + side).toDouble()) < 1e-9);
+            QVERIFY2(toBaseline > 0 && toBaseline < 1, side);
+        }
         // On a small screen both cards keep three rows of cells: the heatmap starts smaller in
         // compare mode, and the cards leave the answers to the box below them.
         w.window->resize(960, 640);

@@ -229,6 +229,11 @@ private Q_SLOTS:
         for (const auto& s : run.steps) { a += s->paper_flops; d += s->paper_flops_dense; }
         QVERIFY(std::abs(m.value(7, StepStatsModel::CumRatioRole) - a / d) < 1e-12);
         QVERIFY(m.value(7, StepStatsModel::CumRatioRole) < 1.0);  // locks skip rows
+        // Against the baseline run: one dense forward per generated position (32 here), so after 8
+        // of them the cost so far is a quarter of that run at most.
+        const double baseline = run.steps[7]->paper_flops_dense * 32;
+        QVERIFY(std::abs(m.value(7, StepStatsModel::CumBaselineRole) - a / baseline) < 1e-12);
+        QVERIFY(m.value(7, StepStatsModel::CumBaselineRole) <= 8.0 / 32);
         const auto& s0 = *run.steps[0];
         QCOMPARE(m.value(0, StepStatsModel::TpsRole), s0.newly_unmasked / (s0.wall_ms / 1000.0));
         QCOMPARE(m.data(m.index(4), StepStatsModel::RemasksRole).toInt(), 1);  // step 4 remasks one
@@ -258,6 +263,11 @@ private Q_SLOTS:
         QVERIFY(std::abs(m.value(1, StepStatsModel::CumRatioRole) - spent / dense) < 1e-12);
         QVERIFY(m.value(1, StepStatsModel::CumRatioRole) > 3.0);
         QVERIFY(std::abs(h.totals(1).paper_flops - spent) < 1e-6 * spent);
+        // Two steps of a 32-position canvas: dearer than dense per step, a fraction of the baseline run.
+        const double baseline = h.step(1).paper_flops_dense * 32;
+        QVERIFY(std::abs(m.value(1, StepStatsModel::CumBaselineRole) - spent / baseline) < 1e-12);
+        QVERIFY(m.value(1, StepStatsModel::CumBaselineRole) < 0.5);
+        QCOMPARE(m.maxCumRatio(), m.value(1, StepStatsModel::CumRatioRole));
     }
 };
 

@@ -57,14 +57,25 @@ TEST_F(CliRun, JsonSummaryIsConsistent) {
     EXPECT_DOUBLE_EQ(j.at("paper_flops_dense").get<double>(), 16 * paper_flops(ckpt.config, n, n));
     EXPECT_DOUBLE_EQ(j.at("paper_flops").get<double>(), j.at("paper_flops_dense").get<double>());
     EXPECT_DOUBLE_EQ(j.at("flops_ratio").get<double>(), 1.0);
+    EXPECT_DOUBLE_EQ(j.at("flops_ratio_to_baseline").get<double>(), 1.0);  // steps = gen length: the baseline itself
     EXPECT_EQ(j.at("rows_computed").get<long long>(), 16LL * n);
     EXPECT_EQ(j.at("rows_total").get<long long>(), 16LL * n);
+}
+
+// Fewer steps than positions: every step dense, half the baseline sampler's run.
+TEST_F(CliRun, FewerStepsCostLessThanTheBaselineRun) {
+    auto r = run({"--steps", "8", "--json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = r.json();
+    EXPECT_DOUBLE_EQ(j.at("flops_ratio").get<double>(), 1.0);
+    EXPECT_DOUBLE_EQ(j.at("flops_ratio_to_baseline").get<double>(), 0.5);
 }
 
 TEST_F(CliRun, TextOutputHasSummary) {
     auto r = run({"--steps", "8"});
     ASSERT_EQ(r.status, 0) << r.err;
-    for (const char* label : {"steps        8", "wall time", "E2E", "paper FLOPs", "dense", "ratio", "rows"})
+    for (const char* label : {"steps        8", "wall time", "E2E", "paper FLOPs", "dense", "ratio", "rows",
+                              "of the baseline"})
         EXPECT_NE(r.out.find(label), std::string::npos) << "missing '" << label << "' in:\n" << r.out;
 }
 

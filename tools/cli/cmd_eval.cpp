@@ -305,8 +305,8 @@ int eval_main(std::span<const std::string> args) {
     int correct = 0;
     long long total_steps = 0;
     // total_dense: dense forwards over each run's own steps (what row skipping and caches save);
-    // total_baseline: the baseline sampler's cost, one dense forward per generated position (what
-    // fewer steps save too), the yardstick of docs/benchmarks.md's FLOPs ratio.
+    // total_baseline: the baseline sampler's cost (baseline_sampler_flops), the yardstick of
+    // docs/benchmarks.md's FLOPs ratio.
     double total_wall = 0.0, total_flops = 0.0, total_guider = 0.0, total_dense = 0.0, total_baseline = 0.0;
     long long total_tokens = 0;
     std::map<std::string, double> total_counters;  // strategy counters (remasks, flipflops, ...) over the run
@@ -326,7 +326,8 @@ int eval_main(std::span<const std::string> args) {
         total_flops += sum.paper_flops;
         total_guider += sum.guider_flops;
         total_dense += sum.paper_flops_dense;
-        if (sum.steps > 0) total_baseline += sum.paper_flops_dense / sum.steps * example_settings[i].gen_length;
+        if (sum.steps > 0)
+            total_baseline += baseline_sampler_flops(sum.paper_flops_dense / sum.steps, example_settings[i].gen_length);
         total_tokens += sum.tokens_unmasked;
         for (const auto& [key, value] : sum.counters) total_counters[key] += value;
         stopped_with_masks += sum.masks_left > 0;

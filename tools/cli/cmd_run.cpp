@@ -186,6 +186,7 @@ int run_main(std::span<const std::string> args) {
             {"paper_flops", sum.paper_flops},
             {"paper_flops_dense", sum.paper_flops_dense},
             {"flops_ratio", sum.flops_ratio()},
+            {"flops_ratio_to_baseline", sum.flops_ratio_to_baseline(settings.gen_length)},
             {"lm_head_flops", sum.lm_head_flops},
             {"guider_flops", sum.guider_flops},
             {"rows_computed", sum.rows_computed},
@@ -219,11 +220,7 @@ int run_main(std::span<const std::string> args) {
                   << "wall time    " << format_fixed(sum.wall_s, 3) << " s\n"
                   << "TPS          " << format_fixed(tps, 2) << " tokens/s (mean over steps), E2E "
                   << format_fixed(sum.e2e_tps(), 2) << " tokens/s\n"
-                  << "paper FLOPs  " << format_flops(sum.paper_flops) << '\n'
-                  << "dense        " << format_flops(sum.paper_flops_dense) << '\n'
-                  << "ratio        " << format_fixed(sum.flops_ratio(), 4) << '\n'
-                  << "LM head      " << format_flops(sum.lm_head_flops) << '\n'
-                  << "rows         " << sum.rows_computed << " of " << sum.rows_total << " computed\n";
+                  << cost_lines(sum, settings.gen_length, 13);
         for (const auto& [k, v] : sum.counters) std::cout << "counter      " << k << " = " << v << '\n';
         if (auto path = a.get("trace")) std::cout << "trace        " << *path << '\n';
     }

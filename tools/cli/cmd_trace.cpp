@@ -106,6 +106,8 @@ int show(std::span<const std::string> args) {
             {"paper_flops", sum.paper_flops},
             {"paper_flops_dense", sum.paper_flops_dense},
             {"flops_ratio", sum.flops_ratio()},
+            {"flops_ratio_to_baseline", sum.flops_ratio_to_baseline(h.gen_length)},
+            {"guider_flops", sum.guider_flops},
             {"lm_head_flops", sum.lm_head_flops},
             {"rows_computed", sum.rows_computed},
             {"rows_total", sum.rows_total},
@@ -145,11 +147,7 @@ int show(std::span<const std::string> args) {
               << "text           " << sum.text << '\n'
               << "wall time      " << format_fixed(sum.wall_s, 3) << " s, E2E " << format_fixed(sum.e2e_tps(), 2)
               << " tokens/s\n"
-              << "paper FLOPs    " << format_flops(sum.paper_flops) << '\n'
-              << "dense baseline " << format_flops(sum.paper_flops_dense) << '\n'
-              << "ratio          " << format_fixed(sum.flops_ratio(), 4) << '\n'
-              << "LM head FLOPs  " << format_flops(sum.lm_head_flops) << '\n'
-              << "rows computed  " << sum.rows_computed << " of " << sum.rows_total << '\n';
+              << cost_lines(sum, h.gen_length, 15);
     for (const auto& [k, v] : sum.counters) std::cout << "counter        " << k << " = " << v << '\n';
     return kExitOk;
 }

@@ -1,8 +1,10 @@
 #include "output.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 namespace dlm::cli {
 
@@ -55,5 +57,23 @@ std::string format_fixed(double v, int digits) {
 
 void print_warning(const std::string& message) { std::cerr << "warning: " << message << '\n'; }
 void print_note(const std::string& message) { std::cerr << "note: " << message << '\n'; }
+
+std::string cost_lines(const TraceSummary& s, int gen_length, int label_width) {
+    std::ostringstream out;
+    const auto line = [&](const std::string& label, const std::string& value) {
+        out << label << std::string(static_cast<std::size_t>(std::max<int>(1, label_width - int(label.size()))), ' ')
+            << value << '\n';
+    };
+    line("paper FLOPs", format_flops(s.paper_flops));
+    if (s.guider_flops > 0) line("guider FLOPs", format_flops(s.guider_flops));
+    line("dense", format_flops(s.paper_flops_dense) + " (the steps taken, every row)");
+    line("baseline", format_flops(s.steps > 0 ? baseline_sampler_flops(s.paper_flops_dense / s.steps, gen_length) : 0.0) +
+                         " (one dense forward per generated position)");
+    line("ratio", format_fixed(s.flops_ratio(), 4) + " of dense, " + format_fixed(s.flops_ratio_to_baseline(gen_length), 4) +
+                      " of the baseline");
+    line("LM head", format_flops(s.lm_head_flops));
+    line("rows", std::to_string(s.rows_computed) + " of " + std::to_string(s.rows_total) + " computed");
+    return out.str();
+}
 
 }  // namespace dlm::cli

@@ -19,6 +19,11 @@ TestCase {
         }
         const flops = findChild(panel, "flopsChart")
         verify(flops.yMax > 0)
+        // The ratio chart draws both ratios: to the baseline run, and to dense steps.
+        const ratio = findChild(panel, "ratioChart")
+        compare(ratio.seriesA2.count, App.runs.run.stepCount)
+        const last = App.runs.run.stepCount - 1
+        fuzzyCompare(ratio.seriesA.at(last).y, App.runs.run.stats.value(last, StepStatsModel.CumBaselineRole), 1e-9)
         waitForRendering(panel)
     }
     function test_axesCoverTheDataWithDistinctLabels() {

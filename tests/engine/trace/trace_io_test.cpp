@@ -528,7 +528,11 @@ TEST(TraceSummary, AddStepAccumulatesCostAndCounters) {
     s.add_step(b);
     EXPECT_EQ(s.steps, 2);
     EXPECT_DOUBLE_EQ(s.wall_s, 0.04);
-    EXPECT_DOUBLE_EQ(s.flops_ratio(), 4.0 / 12.0);
+    // A guider's forwards are the strategy's cost, as eval, bench and the app count them.
+    EXPECT_DOUBLE_EQ(s.flops_ratio(), (4.0 + 5.0) / 12.0);
+    // The baseline sampler: one dense forward (6 here) per generated position.
+    EXPECT_DOUBLE_EQ(s.flops_ratio_to_baseline(10), (4.0 + 5.0) / 60.0);
+    EXPECT_DOUBLE_EQ(TraceSummary{}.flops_ratio_to_baseline(10), 0.0);
     EXPECT_DOUBLE_EQ(s.guider_flops, 5.0);
     EXPECT_EQ(s.rows_computed, 6);
     EXPECT_EQ(s.rows_total, 16);
