@@ -487,8 +487,8 @@ def check(n=4000, seed=5):
                 bad.append((fam, prompt, ["not the question's quotes alone"]))
     FREE_LETTER_PROB = saved
     for fam, prompt, hits in bad[:20]:
-        print(f"{fam}: {prompt!r} uses held-out wording {hits or '(a whole held-out prompt)'}")
-    print(f"{len(COMPOSERS) * n} composed prompts checked, {len(bad)} use held-out wording")
+        print(f"{fam}: {prompt!r} fails: {hits or '(a whole held-out prompt)'}")
+    print(f"{len(COMPOSERS) * n} composed prompts checked, {len(bad)} use held-out wording or quote other things")
     order = operand_order_problems()
     for problem in order:
         print(f"operand order: {problem}")
