@@ -65,7 +65,7 @@ ScrollView {
             ChartCard {
                 objectName: "ratioChart"
                 Layout.fillWidth: true; Layout.fillHeight: true; Layout.minimumHeight: panel.minChartHeight
-                heading: qsTr("Cumulative FLOPs ratio (strategy / dense)")
+                heading: qsTr("Cumulative FLOPs: strategy / reference")
                 stats: panel.run ? panel.run.stats : null
                 statsB: panel.runB ? panel.runB.stats : null
                 planned: panel.planned; viewStep: panel.viewStep
@@ -73,8 +73,9 @@ ScrollView {
                 // per generated position; its end is eval's flops_ratio_to_baseline, and run B is
                 // overlaid on it), then against dense forwards of the steps taken, which leaves out
                 // what fewer steps save: Guided Diffusion ends near 2 there and near 0.02 on the first.
-                roles: [{role: "cumBaseline", label: qsTr("to the baseline run"), color: Theme.good, scale: 1},
-                        {role: "cumRatio", label: qsTr("to dense steps"), color: Theme.seriesDense, scale: 1}]
+                // Short labels: in compare mode three share a narrow chart's legend.
+                roles: [{role: "cumBaseline", label: qsTr("baseline"), color: Theme.good, scale: 1},
+                        {role: "cumRatio", label: qsTr("dense"), color: Theme.seriesDense, scale: 1}]
                 // At least 1 (the dense line), more when a strategy costs more than dense (WINO's N + B).
                 yMax: Math.max(1, panel.niceMax(stats ? stats.maxCumRatio : 0, statsB ? statsB.maxCumRatio : 0))
             }
