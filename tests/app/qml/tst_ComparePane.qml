@@ -123,4 +123,12 @@ TestCase {
         compare(line.textFormat, Text.PlainText)  // a folder's name is shown as written
         verify(line.text.indexOf("/m/<a&b>") >= 0, line.text)
     }
+
+    // Each run's cost against the baseline sampler's run, beside its ratio to dense steps.
+    function test_costAgainstTheBaselineRunIsShown() {
+        const pane = createTemporaryObject(comp, host.contentItem)
+        pane.summary = {agree: true, changedWords: 0, textA: "a", textB: "a", flopsRatioA: 2.091, flopsRatioB: 1,
+                        flopsToBaselineA: 0.0261, flopsToBaselineB: 1}
+        compare(findChild(pane, "toBaseline").text, "0.026, 1.000")
+    }
 }
