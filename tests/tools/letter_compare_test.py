@@ -4,7 +4,8 @@ in every spelled letter-count form, the asked letter is the one the response che
 letters (a word's own token, like the word "a", is never one), in the marked form with the asked
 letter in capitals exactly where the corpus puts it, in the starred form followed by a star exactly
 there; a star's slot is hidden with everything after it to the end of the canvas (with the
-rest written, a complete spelling before it would give the star away).
+rest written, a complete spelling before it would give the star away), and so is a count in the
+probe that keeps the total line from showing it.
 
   python3 tests/tools/letter_compare_test.py --source <checkout>
 
@@ -48,9 +49,11 @@ for form in ("spelled", "echoed", "marked", "starred"):
                 x = lc.hidden(ids, len(prompt), k + 1, True)
                 assert len(x) == len(prompt) + 96 and x[:k + 1] == ids[:k + 1], (form, text)
                 assert set(x[k + 1:]) == {C.MASK}, (form, text)
-        for k in counts:  # a count is hidden alone
+        for k in counts:  # a count is hidden alone, then with everything after it
             x = lc.hidden(ids, len(prompt), k, False)
             assert x[k] == C.MASK and x[:k] == ids[:k] and x[k + 1:] == ids[k + 1:], (form, text)
+            x = lc.hidden(ids, len(prompt), k, True)
+            assert x[:k] == ids[:k] and set(x[k:]) == {C.MASK} and len(x) == len(prompt) + 96, (form, text)
         words_a += sum(w == "a" for w, _, _ in parts)
         rows += 1
     assert words_a > 0, "no row with the word 'a': the word-before-its-spelling case went unchecked"

@@ -12,6 +12,9 @@ asked of the model:
 - a word's count (`dog: d o g (_)`), with its letters, the asked letter and the total line all
   written (the count is also one of the total's terms); counts above 0 are reported apart, since
   "0" is right for most words whatever the letters;
+- the same count hidden with everything after it to the end of the canvas (`dog: d o g (_ ___`),
+  as a left-to-right decode meets it: the total line no longer shows the count among its terms,
+  so only the comparison of the word's letters with the asked one can give it;
 - in the marked form, each spelled letter (`dog: d o _ (1)`): the asked letter must come back in
   capitals, the others in lower case; the capital's mean probability on the asked letters shows
   a comparison that is growing before it wins the argmax;
@@ -57,11 +60,11 @@ def positions(ids, start):
     return letters, counts
 
 
-def hidden(ids, prompt_length, k, star_slot):
-    """The model's input with position k masked; for a star's slot, everything after it as well, on
-    the family's whole canvas (the padding a decode has), so no later position shows how long the
-    line is."""
-    if not star_slot:
+def hidden(ids, prompt_length, k, with_rest):
+    """The model's input with position k masked; with the rest (a star's slot, a count as a
+    left-to-right decode meets it), everything after it as well, on the family's whole canvas (the
+    padding a decode has), so no later position shows how long the line is or what it holds."""
+    if not with_rest:
         return ids[:k] + [C.MASK] + ids[k + 1:]
     canvas = prompt_length + corpus.GEN_LENGTH["counting"]
     return ids[:k] + [C.MASK] * (canvas - k)
@@ -80,6 +83,7 @@ def letter_counts(seed, form):
 
 def probe(model, n, seed, form):
     got = {"rows": 0, "counts": 0, "counts_right": 0, "nonzero": 0, "nonzero_right": 0,
+           "ahead_right": 0, "ahead_nonzero_right": 0,
            "asked": 0, "asked_right": 0, "asked_p": 0.0, "other": 0, "other_right": 0}
     sp = C.sp()
     star = sp.piece_to_id("*")
@@ -97,6 +101,11 @@ def probe(model, n, seed, form):
                 got["counts_right"] += right
                 got["nonzero"] += nonzero
                 got["nonzero_right"] += nonzero and right
+                # with the rest hidden too, the total's copy of the count is gone
+                logits = model(torch.tensor([hidden(ids, len(prompt), k, True)]))[0, k].float()
+                right = int(logits.argmax()) == ids[k]
+                got["ahead_right"] += right
+                got["ahead_nonzero_right"] += nonzero and right
             if form not in ("marked", "starred"):
                 letters = []
             for k in letters:
@@ -129,7 +138,9 @@ def main():
     model = load_llada_for_probe(a.model, "letter_compare.py")
     g = probe(model, a.n, a.seed, a.form)
     line = (f"{a.model} ({a.form}): of {g['rows']} letter counts, one position hidden: word counts "
-            f"{g['counts_right']}/{g['counts']} right, those above 0 {g['nonzero_right']}/{g['nonzero']}")
+            f"{g['counts_right']}/{g['counts']} right, those above 0 {g['nonzero_right']}/{g['nonzero']}; "
+            f"hidden with everything after it {g['ahead_right']}/{g['counts']}, those above 0 "
+            f"{g['ahead_nonzero_right']}/{g['nonzero']}")
     if a.form == "marked":
         line += (f"; asked letters in capitals {g['asked_right']}/{g['asked']} (mean probability of the "
                  f"capital {g['asked_p'] / max(1, g['asked']):.3f}), other letters in lower case "
