@@ -76,6 +76,12 @@ assert " --filler-prob 0.0 " in p.stdout and " --free-letter-prob 0.3 " in p.std
 check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "train_options.py"),
                         *shlex.split(p.stdout.strip())[3:]], capture_output=True, text=True)
 assert check.returncode == 0, check.stderr
+# ... and the letter counts' loss weight of an MDLM phase.
+p = run("continue", shipped, "--minutes", "5", "--count-weight", "4")
+assert " --count-weight 4.0 " in p.stdout, p.stdout
+check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "train_options.py"),
+                        *shlex.split(p.stdout.strip())[3:]], capture_output=True, text=True)
+assert check.returncode == 0, check.stderr
 
 with tempfile.TemporaryDirectory() as tmp:
     p = run("keep", shipped, "copy", "--into", tmp)

@@ -163,8 +163,45 @@ train.mdlm_loss(mixed, ids, is_resp, torch.Generator().manual_seed(5), suffix_pr
 assert mixed.inputs[0].shape[0] < ids.shape[0] and len(mixed.inputs) == 2, \
     "with a share of 0.5, only the chosen sequences are ranked"
 
+# --count-weight: a spelled letter count's per-word counts, and nothing else, weigh W times as much
+import corpus, random
+corpus.COUNTING_FORM = "spelled"
+rng = random.Random(4)
+cnt = next(ex for ex in iter(lambda: corpus.make_example("counting", rng, "val"), None)
+           if ex["response"].startswith("Checking each word for "))
+cp, cr = C.encode_prompt(cnt["prompt"]), C.encode_response(cnt["response"])
+cids = torch.tensor([cp + cr])
+found = train.count_ids(cids)[0]
+words = cnt["response"].split("\n")[0].count("(")
+assert int(found.sum()) == words and all(C.sp().id_to_piece(int(cids[0, k - 1])) == "\u2581(" for k in found.nonzero()[:, 0]), \
+    (cnt["response"], int(found.sum()))
+for family in ("sorting", "word_problem", "addition", "subtraction", "running_sum"):
+    for _ in range(20):
+        ex = corpus.make_example(family, rng, "val")
+        other = torch.tensor([C.encode_prompt(ex["prompt"]) + C.encode_response(ex["response"])])
+        assert not bool(train.count_ids(other)[:, len(C.encode_prompt(ex["prompt"])):].any()), (family, ex["response"])
+
+import math
+cids = torch.tensor([cp + cr] * 16)
+cresp = torch.zeros_like(cids, dtype=torch.bool)
+cresp[:, len(cp):] = True
+counts = train.count_ids(cids)
+for w in (1.0, 5.0):
+    m = Spy()  # every logit zero: each target's CE is log V, so the loss sums the targets' weights
+    got = float(train.mdlm_loss(m, cids, cresp, torch.Generator().manual_seed(1), suffix_prob=1.0, count_weight=w)[0])
+    hid = m.seen == C.MASK  # suffix-masked sequences average their masked tokens' weighted CE
+    weights = torch.where(counts, torch.full(hid.shape, w), torch.ones(hid.shape))
+    want = float(((weights * hid).sum(1) / hid.sum(1).clamp(min=1)).mean()) * math.log(C.sp().get_piece_size())
+    assert abs(got - want) < 1e-4 * want, (w, got, want)
+    if w != 1.0:
+        assert bool((hid & counts).any()) and got > 1.01 * math.log(C.sp().get_piece_size()), "no count was weighted"
+
 # where they would do nothing (the AR objective, no suffix masking) the options are refused
 import os, subprocess
+for extra in (["--model", "ar", "--count-weight", "3"], ["--model", "mdlm", "--count-weight", "3"],
+              ["--model", "mdlm", "--counting-form", "spelled", "--count-weight", "0"]):
+    r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), *extra], capture_output=True, text=True)
+    assert r.returncode == 2 and "--count-weight" in r.stderr, (extra, r.returncode, r.stderr[-300:])
 r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), "--model", "ar", "--decode-order-mask", "0.3"],
                    capture_output=True, text=True)
 assert r.returncode == 2 and "--decode-order-mask" in r.stderr, (r.returncode, r.stderr[-300:])
@@ -180,6 +217,7 @@ for extra in (["--suffix-mask", "7"], ["--suffix-mask", "-0.1"], ["--suffix-mask
                        capture_output=True, text=True)
     assert r.returncode == 2 and "from 0 to 1" in r.stderr, (extra, r.returncode, r.stderr[-300:])
 print("ok: prompt digits hidden and replaced exactly where asked, words after a digit-suffix cut shown, "
+      "a letter count's word counts found and weighted, "
       "decode-order masks hide the least confident positions; refused where they would do nothing or are no share")
 '''
 

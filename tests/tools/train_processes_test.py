@@ -6,13 +6,16 @@
 - two steps with two processes read the tokens that the same run with one process reads, and end
   with its weights (to float rounding: the gradient is summed in another order);
 - a two-process run stopped after one step and resumed ends where the straight one ends;
-- an --accum that two processes cannot share, and --processes on a GPU, are refused.
+- an --accum that two processes cannot share, and --processes on a GPU, are refused;
+- the processes end with the command that spawned them (trainers are stopped with kill -9).
 Exits 77 (ctest: skipped) when no Python with PyTorch is found (see torch_reference_test.py).
 """
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from train_resume_test import checkout_and_torch_python, refusal, train  # noqa: E402
@@ -26,6 +29,61 @@ def largest_weight_difference(py, train_dir, a, b):
             "print(max(float((x[k].float() - y[k].float()).abs().max()) for k in x))")
     out = subprocess.run([py, "-c", code, train_dir, a, b], capture_output=True, text=True, check=True)
     return float(out.stdout.strip())
+
+
+def children(pid):
+    """The live processes whose parent is pid (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def processes_end_with_their_command(py, source, tmp):
+    """kill -9 of a two-process run leaves no process training, also when it was started in the
+    background by a shell, which starts it with SIGINT ignored: PyTorch ends spawned processes with a
+    SIGINT when their parent dies, and those ignored it and trained on."""
+    cmd = [py, os.path.join(source, "tools", "train", "train.py"), "--model", "mdlm", "--size", "tiny",
+           "--steps", "100000", "--batch", "2", "--accum", "2", "--max-len", "96", "--processes", "2",
+           "--work", os.path.join(tmp, "killed")]
+    run = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           env=dict(os.environ, OPENBLAS_NUM_THREADS="1"),
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    deadline = time.time() + 120
+    workers = []
+    while time.time() < deadline and run.poll() is None:
+        workers = [w for w in children(run.pid) if "spawn_main" in open(f"/proc/{w}/cmdline").read()]
+        if len(workers) == 2 and os.path.exists(os.path.join(tmp, "killed", "log.csv")):
+            break
+        time.sleep(0.5)
+    if len(workers) != 2:
+        run.kill()
+        raise SystemExit(f"FAIL: the two-process run did not start its two processes ({workers}, exit {run.poll()})")
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    deadline = time.time() + 30
+    while time.time() < deadline and any(alive(w) for w in workers):
+        time.sleep(0.2)
+    left = [w for w in workers if alive(w)]
+    for w in left:
+        os.kill(w, signal.SIGKILL)
+    if left:
+        raise SystemExit(f"FAIL: {len(left)} of the two processes went on after their command was killed")
 
 
 def main():
@@ -55,6 +113,7 @@ def main():
             error = refusal(py, source, "--model", "mdlm", "--steps", "1", "--processes", "2", *unshareable)
             if error is None or "--processes" not in error:
                 raise SystemExit(f"FAIL: --processes 2 with {' '.join(unshareable)} was not refused: {error}")
+        processes_end_with_their_command(py, source, tmp)
     print("PASS")
     return 0
 

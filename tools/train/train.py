@@ -153,6 +153,14 @@ def equals_id():
     return C.sp().piece_to_id("\u2581=")
 
 
+def count_ids(ids):
+    """Where a spelled letter count writes a word's count: a digit right after ' (' ("dog: d o g (1)").
+    Only letter counts write a digit there (sorting's passes and the worked lines have no brackets)."""
+    opening = torch.zeros_like(ids, dtype=torch.bool)
+    opening[:, 1:] = ids[:, :-1] == C.sp().piece_to_id("\u2581(")
+    return opening & torch.isin(ids, digit_ids().to(ids.device))
+
+
 def digit_ids():
     """Token ids of the ten digits (the tokenizer writes every digit as a token of its own)."""
     global _DIGITS
@@ -187,7 +195,7 @@ def decode_order_mask(model, ids, is_resp, gen):
 
 
 def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_digit_prob=0.0, prompt_noise_prob=0.0,
-              digit_suffix_prob=0.0, order_prob=0.0):
+              digit_suffix_prob=0.0, order_prob=0.0, count_weight=1.0):
     """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
     masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
     CE on masked tokens weighted 1/p, normalised by the response length, mean over batch.
@@ -221,6 +229,9 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     With order_prob > 0, that share of the sequences (drawn before the suffix form, never both) is
     masked as the model's own decode would reveal it (decode_order_mask); its masked tokens' CE is
     averaged per sequence.
+
+    With count_weight != 1, a letter count's per-word counts weigh that much in the loss: they are
+    the only tokens that ask whether a spelled letter is the asked one, a few among a row's sixty.
 
     A shifted-logit model (Dream) is scored as it decodes: masked token i from row i - 1 (the
     prompt is never masked, so row 0 is never a target)."""
@@ -292,6 +303,8 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     if bool(per_sequence.any()):
         n_masked = masked.sum(1).clamp(min=1).float().cpu()
         w = torch.where(per_sequence[:, None], (1.0 / n_masked)[:, None].expand(B, T), w)
+    if count_weight != 1.0:
+        w = torch.where(count_ids(ids.cpu()) & is_resp, w * count_weight, w)
     w = w.to(ids.device)[masked]
     loss = (ce * w).sum() / B
     return loss, ce.mean().detach(), int(masked.sum())
@@ -384,7 +397,22 @@ def main():
     with socket.socket() as s:  # a free port for the processes' rendezvous
         s.bind(("127.0.0.1", 0))
         a.rendezvous = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+    a.spawner = os.getpid()
     mp.spawn(run, args=(a,), nprocs=a.processes)
+
+
+def die_with(spawner):
+    """Ends this process when the command that spawned it ends. Trainers are stopped with kill -9,
+    which the spawned processes never see; PyTorch sends them a SIGINT when their parent dies, but
+    a run started in the background by a shell ignores SIGINT, and they went on training together,
+    unseen, on the cores of the next run."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != spawner:  # it ended before the request above was made
+        os._exit(1)
 
 
 def shipped_shape_error(a):
@@ -419,7 +447,7 @@ def shipped_shape_error(a):
 
 def recorded_args(a):
     """The command's options as a run records them (not the processes' rendezvous address)."""
-    return {k: v for k, v in vars(a).items() if k not in ("rendezvous", "family_weight_map")}
+    return {k: v for k, v in vars(a).items() if k not in ("rendezvous", "spawner", "family_weight_map")}
 
 
 def all_reduce_step(model, loss, ce, seen):
@@ -468,6 +496,7 @@ def run(rank, a):
     import torch.distributed as dist
     procs = a.processes
     if procs > 1:
+        die_with(a.spawner)
         dist.init_process_group("gloo", init_method=a.rendezvous, rank=rank, world_size=procs)
     lead = rank == 0
     diffusion = a.model in ("mdlm", "dream")
@@ -507,7 +536,8 @@ def run(rank, a):
                              {"params": nodecay, "weight_decay": 0.0}],
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
     lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask,
-                                           a.prompt_digit_noise, a.digit_suffix, a.decode_order_mask)) if diffusion else ar_loss
+                                           a.prompt_digit_noise, a.digit_suffix, a.decode_order_mask,
+                                           a.count_weight)) if diffusion else ar_loss
     data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers, weights=a.family_weight_map)
     vb = val_batches(4, 64, a.max_len)
 

@@ -119,6 +119,9 @@ def parser():
                     help="share of arithmetic question cores with a word after the first operand (phrasing.FILLER_PROB)")
     ap.add_argument("--free-letter-prob", type=float, default=corpus.phrasing.FREE_LETTER_PROB,
                     help="share of composed letter counts asked in no fixed form (phrasing.FREE_LETTER_PROB)")
+    ap.add_argument("--count-weight", type=float, default=1.0, metavar="W",
+                    help="MDLM: loss weight of each word's count in a spelled letter count (the digit after ' (' "
+                    "in 'dog: d o g (1)'), the one token that asks the letter comparison; 1 = as any token")
     ap.add_argument("--tie-head", action="store_true",
                     help="mdlm: the LM head is the embedding (LLaDA's weight_tying), so a token read from the "
                     "prompt can be written back without a head row of its own trained in that role")
@@ -144,6 +147,11 @@ def parse(ap, argv=None):
     if a.init_from_ar and not (a.model == "dream" or (a.model == "mdlm" and a.size == "adapted")):
         ap.error("--init-from-ar starts an MDLM of the guider's shape: use it with --model dream or "
                  "--model mdlm --size adapted")
+    if a.count_weight != 1.0 and (not diffusion or a.counting_form not in corpus.SPELLED_MARKS):
+        ap.error("--count-weight weighs the word counts of a spelled letter count in an MDLM's loss: use it with "
+                 "--model mdlm or dream and a spelled --counting-form")
+    if not 0 < a.count_weight <= 100:
+        ap.error("--count-weight is a loss weight: use a value above 0 and at most 100")
     if a.tie_head and a.model != "mdlm":
         ap.error("--tie-head ties an MDLM's head: --model dream and ar always tie theirs")
     if a.attention_anneal and a.model != "dream":
