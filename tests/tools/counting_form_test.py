@@ -1,10 +1,11 @@
 #!/usr/bin/python3
-"""tools/train/corpus.py's spelled counting forms (spelled, echoed, marked, starred): every word is
-followed by exactly its letters (in the marked form the asked letter in capitals, every other letter
-in lower case; in the starred form a star after the asked letter and after no other) and their
-count of the asked letter, the echoed forms write the asked letter as a spelled one,
-the total adds those counts, the answer is the true count, and the longest response fits the
-family's canvas (corpus.GEN_LENGTH)."""
+"""tools/train/corpus.py's spelled counting forms (spelled, echoed, marked, starred, paired): every
+word is followed by exactly its letters (in the marked form the asked letter in capitals, every
+other letter in lower case; in the starred form a star after the asked letter and after no other;
+in the paired form each letter followed by the asked letter and "one" where they are the same,
+"no" where not) and their count of the asked letter, the echoed forms write the asked letter as a
+spelled one, the total adds those counts, the answer is the true count, and the longest response
+of each form fits the family's canvas in that form (corpus.gen_length)."""
 import os
 import random
 import re
@@ -14,16 +15,17 @@ source = sys.argv[sys.argv.index("--source") + 1]
 sys.path.insert(0, os.path.join(source, "tools", "train"))
 import corpus  # noqa: E402
 
-part = re.compile(r"(\w+): ((?:\w\*? )*\w\*?) \((\d+)\)")
-heads = {"spelled": r'"(.)"', "echoed": r"the letter (.)", "marked": r"the letter (.)", "starred": r"the letter (.)"}
-responses = []
+part = re.compile(r"(\w+): ((?:\w+\*? )*\w+\*?) \((\d+)\)")
+heads = {"spelled": r'"(.)"', "echoed": r"the letter (.)", "marked": r"the letter (.)", "starred": r"the letter (.)",
+         "paired": r"the letter (.)"}
+responses = {}
 for form, head in heads.items():
     corpus.COUNTING_FORM = form
     rng = random.Random(11)
     letter_rows = 0
     for _ in range(3000):
         ex = corpus.make_example("counting", rng, "train")
-        responses.append(ex["response"])
+        responses.setdefault(form, []).append(ex["response"])
         m = re.match(r"Checking each word for " + head + r": (.*)\.\nTotal: (.*) = (\d+)\.\n#### (\d+)$",
                      ex["response"])
         if not m:
@@ -40,6 +42,8 @@ for form, head in heads.items():
                 assert letters == [c.upper() if c == ch else c for c in word], (word, ch, spelled)
             elif form == "starred":
                 assert letters == [c + "*" if c == ch else c for c in word], (word, ch, spelled)
+            elif form == "paired":
+                assert letters == [x for c in word for x in (c, ch, "one" if c == ch else "no")], (word, ch, spelled)
             else:
                 assert letters == list(word), (word, spelled)
             assert int(count) == word.count(ch), (word, ch, count)
@@ -56,7 +60,7 @@ def draw(form):
     return [(e["prompt"], e["answer"]) for e in (corpus.make_example("counting", r, "train") for _ in range(200))]
 
 
-assert draw("words") == draw("spelled") == draw("echoed") == draw("marked") == draw("starred")
+assert draw("words") == draw("spelled") == draw("echoed") == draw("marked") == draw("starred") == draw("paired")
 
 # gpu_train.sh passes the form to both runs and refuses an unknown one before it writes anything.
 import subprocess  # noqa: E402
@@ -85,10 +89,15 @@ except ImportError as e:
     print(f"canvas check skipped: {e}")
     sys.exit(0)
 try:
-    longest = max(len(common.encode_response(r)) for r in responses)
+    longest = {form: max(len(common.encode_response(r)) for r in rs) for form, rs in responses.items()}
 except ImportError as e:
     print(f"canvas check skipped: {e}")
     sys.exit(0)
-assert longest <= corpus.GEN_LENGTH["counting"], (longest, corpus.GEN_LENGTH["counting"])
-print(f"{letter_rows} letter counts per spelled form checked; longest response {longest} tokens "
-      f"(canvas {corpus.GEN_LENGTH['counting']})")
+canvas = {}
+for form in longest:
+    corpus.COUNTING_FORM = form
+    canvas[form] = corpus.gen_length("counting")
+    assert longest[form] <= canvas[form], (form, longest[form], canvas[form])
+assert canvas["spelled"] == corpus.GEN_LENGTH["counting"], "the eval files' canvas is the spelled form's"
+print(f"{letter_rows} letter counts per spelled form checked; longest response per form (canvas): "
+      + ", ".join(f"{f} {longest[f]} ({canvas[f]})" for f in longest))

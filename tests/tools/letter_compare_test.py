@@ -3,7 +3,7 @@
 in every spelled letter-count form, the asked letter is the one the response checks for, the counts it finds are each word's count in order, and the letters it finds are the spelled
 letters (a word's own token, like the word "a", is never one), in the marked form with the asked
 letter in capitals exactly where the corpus puts it, in the starred form followed by a star exactly
-there; a star's slot is hidden with everything after it to the end of the canvas (with the
+there, in the paired form each letter's verdict two places after it ("one" exactly there); a star's slot is hidden with everything after it to the end of the canvas (with the
 rest written, a complete spelling before it would give the star away), and so is a count in the
 probe that keeps the total line from showing it.
 
@@ -25,19 +25,30 @@ import letter_compare as lc
 
 sp = C.sp()
 star = sp.piece_to_id("*")
-for form in ("spelled", "echoed", "marked", "starred"):
+verdict = {sp.piece_to_id("\u2581one"): True, sp.piece_to_id("\u2581no"): False}
+for form in ("spelled", "echoed", "marked", "starred", "paired"):
     rows = words_a = 0
     for ch, prompt, resp in lc.letter_counts(3, form):
         if rows == 300:
             break
         ids = prompt + resp
-        letters, counts = lc.positions(ids, len(prompt))
+        letters, counts = lc.positions(ids, len(prompt), form)
         text = C.decode(resp)
         # the asked letter is the one the response checks for, in every wording (some quote it last)
         assert re.match(r'Checking each word for (?:"' + ch + '"|the letter ' + ch + '):', text), (form, ch, text)
-        parts = re.findall(r"(\w+): ((?:\w\*? )*\w\*?) \((\d+)\)", text.split("\n")[0])
+        parts = re.findall(r"(\w+): ((?:\w+\*? )*\w+\*?) \((\d+)\)", text.split("\n")[0])
         assert [sp.id_to_piece(ids[k]) for k in counts] == [c for _, _, c in parts], (form, text)
-        spelled = [x for _, s, _ in parts for x in s.split(" ") if len(sp.encode(" " + x.rstrip("*"))) == 1]
+        one_piece = lambda x: len(sp.encode(" " + x.rstrip("*"))) == 1
+        if form == "paired":  # (letter, copy, verdict): the letters are the first of each, both one piece
+            triples = [t for _, s, _ in parts for t in zip(*[iter(s.split(" "))] * 3)]
+            spelled = [x for x, copy, _ in triples if one_piece(x) and one_piece(copy)]
+            # the verdict letter_compare.py hides is two places after the letter: "one" exactly after the asked one
+            assert [verdict[ids[k + 2]] for k in letters] == [x == ch for x in spelled], (form, text)
+            for k in letters:
+                x = lc.hidden(ids, len(prompt), k + 2, True)
+                assert len(x) == len(prompt) + 160 and x[:k + 2] == ids[:k + 2] and set(x[k + 2:]) == {C.MASK}, (form, text)
+        else:
+            spelled = [x for _, s, _ in parts for x in s.split(" ") if one_piece(x)]
         assert [sp.id_to_piece(ids[k])[1] for k in letters] == [x[0] for x in spelled], (form, text, spelled)
         # the position letter_compare.py hides for a star is a star exactly after the asked letters
         if form == "starred":
@@ -53,7 +64,8 @@ for form in ("spelled", "echoed", "marked", "starred"):
             x = lc.hidden(ids, len(prompt), k, False)
             assert x[k] == C.MASK and x[:k] == ids[:k] and x[k + 1:] == ids[k + 1:], (form, text)
             x = lc.hidden(ids, len(prompt), k, True)
-            assert x[:k] == ids[:k] and set(x[k:]) == {C.MASK} and len(x) == len(prompt) + 96, (form, text)
+            assert x[:k] == ids[:k] and set(x[k:]) == {C.MASK}, (form, text)
+            assert len(x) == len(prompt) + (160 if form == "paired" else 96), (form, text)
         words_a += sum(w == "a" for w, _, _ in parts)
         rows += 1
     assert words_a > 0, "no row with the word 'a': the word-before-its-spelling case went unchecked"

@@ -27,6 +27,10 @@ rows = [
     # the wrong letter written back, a word not in the question, a misspelling, a wrong capital
     {"family": "counting", "prompt": 'Count the letter "o" in: "dog sun"', "correct": False,
      "output": "Checking each word for the letter a: dog: d O g (1), sea: s u n (1).\nTotal: 1 + 1 = 2.\n#### 3"},
+    # the paired form: a verdict wrong ("g g no"), and so the word's count
+    {"family": "counting", "prompt": 'Count the letter "g" in: "egg sun"', "correct": False,
+     "output": "Checking each word for the letter g: egg: e g no g g one g g no (1), sun: s g no u g no n g no (0).\n"
+               "Total: 1 + 0 = 1.\n#### 1"},
     # a total line that is not a sum of terms (as a decode may write it) adds nothing
     {"family": "counting", "prompt": ASK, "correct": False,
      "output": 'Checking each word for "g": soup: s o u p (0).\nTotal: 00  0 = 0.\n#### 0'},
@@ -36,17 +40,17 @@ rows = [
     {"family": "addition", "prompt": "What is 1 + 2?", "correct": True, "output": "#### 3"},
 ]
 c = lc.count(rows)
-expected = {"rows": 5, "correct": 3, "letter_written_right": 4, "words_copied": 3, "words": 11,
-            "spelled_right": 10, "letters": 38, "marks": 4, "asked_letters": 5, "asked_marked": 4,
-            "word_counts_right": 9, "rows_counts_all_right": 3, "rows_total_adds_counts": 3,
-            "rows_answer_is_total": 3}
+expected = {"rows": 6, "correct": 3, "letter_written_right": 5, "words_copied": 4, "words": 13,
+            "spelled_right": 12, "letters": 44, "marks": 5, "asked_letters": 7, "asked_marked": 5,
+            "word_counts_right": 10, "rows_counts_all_right": 3, "rows_total_adds_counts": 4,
+            "rows_answer_is_total": 4, "verdicts": 6, "verdicts_right": 5}
 assert c == expected, c
 
 # The parser reads exactly the forms the corpus writes: every reference response counts as all
 # right, in each spelled form, and the marked and starred forms mark exactly the asked letters.
 import corpus  # noqa: E402
 
-for form in ("spelled", "echoed", "marked", "starred"):
+for form in ("spelled", "echoed", "marked", "starred", "paired"):
     corpus.COUNTING_FORM = form
     rng = random.Random(5)
     reference = [corpus.make_example("counting", rng, "val") for _ in range(300)]
@@ -57,9 +61,10 @@ for form in ("spelled", "echoed", "marked", "starred"):
     assert ref["letter_written_right"] == ref["words_copied"] == ref["rows_counts_all_right"] == n, (form, ref)
     assert ref["rows_total_adds_counts"] == ref["rows_answer_is_total"] == n, (form, ref)
     assert ref["spelled_right"] == ref["word_counts_right"] == ref["words"] > n, (form, ref)
-    marked = ref["asked_letters"] if form in ("marked", "starred") else 0
+    marked = ref["asked_letters"] if form in ("marked", "starred", "paired") else 0
     assert ref["marks"] == ref["asked_marked"] == marked, (form, ref)
+    assert ref["verdicts_right"] == ref["verdicts"] == (ref["letters"] if form == "paired" else 0), (form, ref)
 
 text = check_tool_command(source, "letter_count_parts", rows, expected, rows[-1])
-assert "letter counts 3/5 right; asked letter written back 4/5" in text, text
+assert "letter counts 3/6 right; asked letter written back 5/6" in text and "paired verdicts right 5/6" in text, text
 print("ok")

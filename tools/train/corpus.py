@@ -218,9 +218,21 @@ SORTING_FORM = "plain"
 # ("dog: d o g* (1)"): the comparison gets a token of its own as in the marked form, but the letter
 # it compares is the one already written before it, so the star needs no spelling recalled at its
 # own position, only two tokens compared (the letter before it and the one echoed at the head).
+# "paired": the echoed form with each spelled letter followed by a copy of the asked letter and a
+# verdict, "one" where they are the same letter and "no" where not ("dog: d g no o g no g g one (1)"):
+# the verdict compares the two tokens right before it, equal tokens at fixed places (as the passes
+# sorting form compares numbers in columns), rather than a letter with one echoed far away, and a
+# word's count counts its "one"s. Three tokens a letter: the counting canvas grows to 160.
 COUNTING_FORM = "words"
-# The spelled forms, each with how it writes an asked letter.
-SPELLED_MARKS = {"spelled": str, "echoed": str, "marked": str.upper, "starred": lambda c: c + "*"}
+# The spelled forms, each with how it writes a spelled letter c of a word when ch is asked.
+SPELLED_MARKS = {"spelled": lambda c, ch: c, "echoed": lambda c, ch: c,
+                 "marked": lambda c, ch: c.upper() if c == ch else c,
+                 "starred": lambda c, ch: c + "*" if c == ch else c,
+                 "paired": lambda c, ch: f"{c} {ch} {PAIRED_VERDICTS[c == ch]}"}
+# The paired form's verdicts, one token each after a space ("yes" would be three).
+PAIRED_VERDICTS = {True: "one", False: "no"}
+# The forms that write the asked letter back as a spelled one at the head of the response.
+ECHOED_FORMS = ("echoed", "marked", "starred", "paired")
 
 
 def aligned(x, width):
@@ -521,13 +533,13 @@ def cnt_render(p, rng):
     ch = p["ch"]
     ws = p["sent"].split(" ")
     if COUNTING_FORM in SPELLED_MARKS:
-        mark = SPELLED_MARKS[COUNTING_FORM]  # how a spelled letter that is the asked one is written
-        parts = [f"{w}: {' '.join(mark(c) if c == ch else c for c in w)} ({w.count(ch)})" for w in ws]
+        spell = SPELLED_MARKS[COUNTING_FORM]  # how each spelled letter is written, the asked one marked
+        parts = [f"{w}: {' '.join(spell(c, ch) for c in w)} ({w.count(ch)})" for w in ws]
     else:
         parts = [f"{w} ({w.count(ch)})" for w in ws]
     n = sum(w.count(ch) for w in ws)
     expr = " + ".join(str(w.count(ch)) for w in ws)
-    head = f"the letter {ch}" if COUNTING_FORM in ("echoed", "marked", "starred") else f"\"{ch}\""
+    head = f"the letter {ch}" if COUNTING_FORM in ECHOED_FORMS else f"\"{ch}\""
     return (f"Checking each word for {head}: {', '.join(parts)}.\nTotal: {expr} = {n}.\n#### {n}"), str(n)
 
 
@@ -628,15 +640,21 @@ GEN_LENGTH = {"multiplication": 48, "running_sum": 64, "addition": 48, "addition
               "counting": 96, "word_problem": 192, "story": 96, "repeat": 64}
 # The passes sorting form writes a line per number: eight three-digit numbers take 390 tokens.
 SORTING_PASSES_GEN_LENGTH = 400
+# The paired counting form writes three tokens a letter: the longest of 20,000 letter counts drawn
+# takes 145 tokens with its end of turn.
+COUNTING_PAIRED_GEN_LENGTH = 160
 # The canvas each eval row names: the shipped MDLM's forms' (its sorting writes the passes form).
 # Every row of a family gets the same canvas, so it says nothing about the row's answer.
 EVAL_GEN_LENGTH = {**GEN_LENGTH, "sorting": SORTING_PASSES_GEN_LENGTH}
 
 
 def gen_length(family):
-    """The canvas of `family` in the forms set now (only the passes sorting form needs its own)."""
+    """The canvas of `family` in the forms set now (the passes sorting form and the paired counting
+    form need their own)."""
     if family == "sorting" and SORTING_FORM == "passes":
         return SORTING_PASSES_GEN_LENGTH
+    if family == "counting" and COUNTING_FORM == "paired":
+        return COUNTING_PAIRED_GEN_LENGTH
     return GEN_LENGTH[family]
 
 

@@ -22,7 +22,10 @@ asked of the model:
   too, to the end of the family's canvas (`dog: d o g_ ___`): a star after the asked letter, none
   after the others (the star's mean probability, as the capital's). A star lengthens the line, so
   with the rest written the hidden slot would give itself away: "d o g _ (1)" has room for one
-  more token after a complete spelling, and only a star fits.
+  more token after a complete spelling, and only a star fits;
+- in the paired form, each letter's verdict with everything after it hidden (`dog: d g no o g no
+  g g _ ___`): "one" after the asked letter and its copy, "no" after the others (the mean
+  probability of "one" on the asked letters).
 A model that has learnt the comparison gets both nearly always; one that answers from priors gets
 the zero counts and the lower-case letters and little else.
 """
@@ -40,7 +43,7 @@ from golden import load_llada_for_probe  # noqa: E402
 from letter_count_parts import question  # noqa: E402
 
 
-def positions(ids, start):
+def positions(ids, start, form="spelled"):
     """(spelled-letter positions, count positions) of the first line of a letter count whose
     response starts at `start`: a spelled letter is a one-letter piece after a space that is not a
     word before its spelling (the word "a" in "a: A (1)"); x, y and z, and q, u and x in capitals,
@@ -51,10 +54,13 @@ def positions(ids, start):
     end = next(k for k in range(start, len(ids)) if ids[k] == nl)
     head = next(k for k in range(start, end) if pieces[k].endswith(":"))  # the colon after the asked letter
     letters, counts = [], []
+    verdicts = {"\u2581" + v for v in corpus.PAIRED_VERDICTS.values()}
     for k in range(head + 1, end):
         p = pieces[k]
         if len(p) == 2 and p[0] == "\u2581" and p[1].isalpha() and pieces[k + 1] != ":":
-            letters.append(k)
+            # in the paired form the letter is the first of (letter, copy, verdict); the copy is not one
+            if form != "paired" or (k + 2 < end and pieces[k + 2] in verdicts and len(pieces[k + 1]) == 2):
+                letters.append(k)
         elif p.isdigit() and pieces[k - 1] == "\u2581(":
             counts.append(k)
     return letters, counts
@@ -66,7 +72,7 @@ def hidden(ids, prompt_length, k, with_rest):
     padding a decode has), so no later position shows how long the line is or what it holds."""
     if not with_rest:
         return ids[:k] + [C.MASK] + ids[k + 1:]
-    canvas = prompt_length + corpus.GEN_LENGTH["counting"]
+    canvas = prompt_length + corpus.gen_length("counting")
     return ids[:k] + [C.MASK] * (canvas - k)
 
 
@@ -87,12 +93,13 @@ def probe(model, n, seed, form):
            "asked": 0, "asked_right": 0, "asked_p": 0.0, "other": 0, "other_right": 0}
     sp = C.sp()
     star = sp.piece_to_id("*")
+    verdict = {asked: sp.piece_to_id("\u2581" + v) for asked, v in corpus.PAIRED_VERDICTS.items()}
     with torch.no_grad():
         for ch, prompt, resp in letter_counts(seed, form):
             if got["rows"] >= n:
                 break
             ids = prompt + resp
-            letters, counts = positions(ids, len(prompt))
+            letters, counts = positions(ids, len(prompt), form)
             for k in counts:
                 logits = model(torch.tensor([hidden(ids, len(prompt), k, False)]))[0, k].float()
                 right = int(logits.argmax()) == ids[k]
@@ -106,17 +113,20 @@ def probe(model, n, seed, form):
                 right = int(logits.argmax()) == ids[k]
                 got["ahead_right"] += right
                 got["ahead_nonzero_right"] += nonzero and right
-            if form not in ("marked", "starred"):
+            if form not in ("marked", "starred", "paired"):
                 letters = []
             for k in letters:
                 # The position that carries a letter's mark: the letter itself, which must come
                 # back in capitals exactly when asked, or the star's slot after it (hidden with
                 # everything after it), right when a star comes exactly when asked.
                 key = "asked" if sp.id_to_piece(ids[k])[1].lower() == ch else "other"
-                slot, target = (k + 1, star) if form == "starred" else (k, ids[k])
-                logits = model(torch.tensor([hidden(ids, len(prompt), slot, form == "starred")]))[0, slot].float()
+                slot, target = {"starred": (k + 1, star), "paired": (k + 2, verdict[True])}.get(form, (k, ids[k]))
+                with_rest = form in ("starred", "paired")
+                logits = model(torch.tensor([hidden(ids, len(prompt), slot, with_rest)]))[0, slot].float()
                 if form == "starred":
                     right = (int(logits.argmax()) == star) == (key == "asked")
+                elif form == "paired":
+                    right = int(logits.argmax()) == verdict[key == "asked"]
                 else:
                     right = int(logits.argmax()) == ids[k]
                 got[key] += 1
@@ -145,6 +155,10 @@ def main():
         line += (f"; asked letters in capitals {g['asked_right']}/{g['asked']} (mean probability of the "
                  f"capital {g['asked_p'] / max(1, g['asked']):.3f}), other letters in lower case "
                  f"{g['other_right']}/{g['other']}")
+    elif a.form == "paired":
+        line += (f"; the verdict after each letter hidden with all after it: \"one\" after the asked letters "
+                 f"{g['asked_right']}/{g['asked']} (mean probability {g['asked_p'] / max(1, g['asked']):.3f}), "
+                 f"\"no\" after the others {g['other_right']}/{g['other']}")
     elif a.form == "starred":
         line += (f"; the slot after a letter hidden with all after it: asked letters starred "
                  f"{g['asked_right']}/{g['asked']} (mean probability of the "

@@ -9,7 +9,9 @@ whether the asked letter was written back, whether the words and their spellings
 whether each word's count is its count of the asked letter (the comparison), and whether the total
 adds the words' counts and the answer is the total (the arithmetic after it). A spelled letter is
 marked exactly when it is the asked one: in capitals in the marked form, with a star after it in
-the starred form (`dog: d o g* (1)`); the marks are counted in any form.
+the starred form (`dog: d o g* (1)`); the marks are counted in any form. In the paired form each
+spelled letter comes with a copy of the asked letter and a verdict (`dog: d g no o g no g g one
+(1)`): a "one" is its mark, and the verdicts are scored against the letters written before them.
 
   dlmscope-cli eval --model resources/models/tiny-mdlm --split test --predictions out/pred.jsonl
   /usr/bin/python3 tools/train/letter_count_parts.py out/pred.jsonl [--json]
@@ -23,7 +25,8 @@ import predictions  # noqa: E402
 
 QUOTED = re.compile(r'"([^"]*)"')
 HEAD = re.compile(r'Checking each word for (?:"(.)"|the letter (.)):')
-PART = re.compile(r"(\w+): ((?:\w\*? )*\w\*?) \((\d+)\)")
+PART = re.compile(r"(\w+): ((?:\w+\*? )*\w+\*?) \((\d+)\)")
+VERDICTS = {"one": True, "no": False}  # the paired form's (corpus.PAIRED_VERDICTS)
 TOTAL = re.compile(r"Total: ((?:\d+ \+ )*\d+) = (\d+)\.")  # a malformed total line adds nothing
 ANSWER = re.compile(r"#### (\d+)")
 
@@ -42,7 +45,7 @@ def count(rows):
     c = {"rows": 0, "correct": 0, "letter_written_right": 0, "words_copied": 0, "words": 0,
          "spelled_right": 0, "letters": 0, "marks": 0, "asked_letters": 0,
          "asked_marked": 0, "word_counts_right": 0, "rows_counts_all_right": 0,
-         "rows_total_adds_counts": 0, "rows_answer_is_total": 0}
+         "rows_total_adds_counts": 0, "rows_answer_is_total": 0, "verdicts": 0, "verdicts_right": 0}
     for r in rows:
         if r.get("family") != "counting":
             continue
@@ -61,12 +64,21 @@ def count(rows):
         all_right = bool(parts)
         for word, spelled, k in parts:
             letters = spelled.split(" ")
+            if len(letters) % 3 == 0 and all(v in VERDICTS for v in letters[2::3]):
+                # paired: (letter, copy, verdict); the verdict is right when it says whether the
+                # two letters written before it are the same
+                for x, copy, verdict in zip(letters[0::3], letters[1::3], letters[2::3]):
+                    c["verdicts"] += 1
+                    c["verdicts_right"] += VERDICTS[verdict] == (x == copy)
+                marks = [VERDICTS[v] for v in letters[2::3]]
+                letters = letters[0::3]
+            else:
+                marks = [x[0].isupper() or x.endswith("*") for x in letters]
             c["words"] += 1
             c["spelled_right"] += [x.rstrip("*").lower() for x in letters] == list(word)
-            for x in letters:
+            for x, marked in zip(letters, marks):
                 c["letters"] += 1
                 asked = x.rstrip("*").lower() == ch
-                marked = x[0].isupper() or x.endswith("*")
                 c["asked_letters"] += asked
                 c["marks"] += marked
                 c["asked_marked"] += asked and marked
@@ -89,8 +101,9 @@ def describe(c):
             f"{c['letter_written_right']}/{c['rows']}; the question's words copied {c['words_copied']}/{c['rows']}; "
             f"words spelled right {c['spelled_right']}/{c['words']}; word counts right "
             f"{c['word_counts_right']}/{c['words']} (rows with every count right {c['rows_counts_all_right']}); "
-            f"marked letters (capitals or stars) {c['marks']}, of them the asked letter {c['asked_marked']} "
-            f"(of {c['asked_letters']} asked letters spelled); "
+            f"marked letters (capitals, stars or verdicts \"one\") {c['marks']}, of them the asked letter "
+            f"{c['asked_marked']} (of {c['asked_letters']} asked letters spelled); "
+            + (f"paired verdicts right {c['verdicts_right']}/{c['verdicts']}; " if c["verdicts"] else "") +
             f"totals that add the counts {c['rows_total_adds_counts']}/{c['rows']}; "
             f"answers that are the total {c['rows_answer_is_total']}/{c['rows']}")
 
