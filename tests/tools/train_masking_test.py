@@ -196,12 +196,38 @@ for w in (1.0, 5.0):
     if w != 1.0:
         assert bool((hid & counts).any()) and got > 1.01 * math.log(C.sp().get_piece_size()), "no count was weighted"
 
+# --comparison-mask: a chosen letter count shows its words, letters and copies and hides exactly
+# its counts, its verdicts and the lines after the first; a sequence of another family is masked
+# as it would be without the option
+corpus.COUNTING_FORM = "paired"
+pc = next(ex for ex in iter(lambda: corpus.make_example("counting", rng, "val"), None)
+          if ex["response"].startswith("Checking each word for "))
+pp, pr = C.encode_prompt(pc["prompt"]), C.encode_response(pc["response"])
+mixed_ids = torch.nn.utils.rnn.pad_sequence([torch.tensor(pp + pr), torch.tensor(prompt + resp)], batch_first=True,
+                                            padding_value=C.sp().piece_to_id("<|endoftext|>"))
+mixed_resp = torch.zeros_like(mixed_ids, dtype=torch.bool)
+mixed_resp[0, len(pp):len(pp) + len(pr)] = True
+mixed_resp[1, len(prompt):len(prompt) + len(resp)] = True
+m = Spy()
+train.mdlm_loss(m, mixed_ids, mixed_resp, torch.Generator().manual_seed(2), comparison_prob=1.0)
+hid = m.seen[0] == C.MASK
+pieces = [C.sp().id_to_piece(int(t)) for t in mixed_ids[0]]
+first_line_end = len(pp) + pr.index(C.nl_id())
+want = [k > first_line_end and mixed_resp[0, k] or (mixed_resp[0, k] and (pieces[k] in ("\u2581one", "\u2581no")
+        or (pieces[k].isdigit() and pieces[k - 1] == "\u2581("))) for k in range(len(pieces))]
+assert hid.tolist() == [bool(w) for w in want], (pc["response"], [p for p, h in zip(pieces, hid) if h])
+m2 = Spy()
+train.mdlm_loss(m2, mixed_ids, mixed_resp, torch.Generator().manual_seed(2))
+assert bool((m.seen[1] == C.MASK).any()) and torch.equal(m.seen[1], m2.seen[1]), "the other row lost its own masking"
+corpus.COUNTING_FORM = "spelled"
+
 # where they would do nothing (the AR objective, no suffix masking) the options are refused
 import os, subprocess
 for extra in (["--model", "ar", "--count-weight", "3"], ["--model", "mdlm", "--count-weight", "3"],
+              ["--model", "mdlm", "--comparison-mask", "0.5"],
               ["--model", "mdlm", "--counting-form", "spelled", "--count-weight", "0"]):
     r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), *extra], capture_output=True, text=True)
-    assert r.returncode == 2 and "--count-weight" in r.stderr, (extra, r.returncode, r.stderr[-300:])
+    assert r.returncode == 2 and extra[-2] in r.stderr, (extra, r.returncode, r.stderr[-300:])
 r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), "--model", "ar", "--decode-order-mask", "0.3"],
                    capture_output=True, text=True)
 assert r.returncode == 2 and "--decode-order-mask" in r.stderr, (r.returncode, r.stderr[-300:])
@@ -217,7 +243,7 @@ for extra in (["--suffix-mask", "7"], ["--suffix-mask", "-0.1"], ["--suffix-mask
                        capture_output=True, text=True)
     assert r.returncode == 2 and "from 0 to 1" in r.stderr, (extra, r.returncode, r.stderr[-300:])
 print("ok: prompt digits hidden and replaced exactly where asked, words after a digit-suffix cut shown, "
-      "a letter count's word counts found and weighted, "
+      "a letter count's word counts found and weighted, only its comparisons hidden with --comparison-mask, "
       "decode-order masks hide the least confident positions; refused where they would do nothing or are no share")
 '''
 

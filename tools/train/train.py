@@ -161,6 +161,28 @@ def count_ids(ids):
     return opening & torch.isin(ids, digit_ids().to(ids.device))
 
 
+def verdict_ids(ids):
+    """Where the paired letter-count form writes a verdict ("one" or "no" after a letter and its copy)."""
+    sp = C.sp()
+    found = torch.zeros_like(ids, dtype=torch.bool)
+    for word in corpus.PAIRED_VERDICTS.values():
+        found |= ids == sp.piece_to_id("\u2581" + word)
+    return found
+
+
+def comparison_mask(ids, is_resp):
+    """The masks of a letter count with only its comparisons asked: each word's count and, in the
+    paired form, each verdict hidden, and everything after the response's first line (the total
+    repeats the counts), the rest shown. All-False rows for sequences that are no letter count."""
+    counts = count_ids(ids) & is_resp
+    letter_count = counts.any(1)
+    nl = (ids == C.nl_id()) & is_resp
+    first_nl = torch.where(nl.any(1), nl.float().argmax(1), torch.full((ids.shape[0],), ids.shape[1]))
+    after = torch.arange(ids.shape[1])[None, :] > first_nl[:, None]
+    hidden = counts | (verdict_ids(ids) & is_resp) | (after & is_resp)
+    return hidden & letter_count[:, None]
+
+
 def digit_ids():
     """Token ids of the ten digits (the tokenizer writes every digit as a token of its own)."""
     global _DIGITS
@@ -195,7 +217,7 @@ def decode_order_mask(model, ids, is_resp, gen):
 
 
 def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_digit_prob=0.0, prompt_noise_prob=0.0,
-              digit_suffix_prob=0.0, order_prob=0.0, count_weight=1.0):
+              digit_suffix_prob=0.0, order_prob=0.0, count_weight=1.0, comparison_prob=0.0):
     """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
     masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
     CE on masked tokens weighted 1/p, normalised by the response length, mean over batch.
@@ -233,6 +255,13 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     With count_weight != 1, a letter count's per-word counts weigh that much in the loss: they are
     the only tokens that ask whether a spelled letter is the asked one, a few among a row's sixty.
 
+    With comparison_prob > 0, that share of the letter counts (drawn after the decode-order and
+    suffix forms, never with them) is masked as comparison_mask says: the words, letters and
+    copies shown, the counts and verdicts hidden. Drawn at random, a mask seldom hides a count
+    while it shows the letters it compares (a fraction of the counts at t = u^0.5), so the
+    comparison gets little of the loss; here every hidden token asks it. Its masked tokens' CE is
+    averaged per sequence.
+
     A shifted-logit model (Dream) is scored as it decodes: masked token i from row i - 1 (the
     prompt is never masked, so row 0 is never a target)."""
     B, T = ids.shape
@@ -262,6 +291,13 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     masked = (r < pm_tok) & is_resp
     if bool(order.any()):
         masked[order] = decode_order_mask(model, ids[order.to(ids.device)], is_resp[order], gen)
+    compare = torch.zeros(B, dtype=torch.bool)
+    if comparison_prob > 0:
+        by_comparison = comparison_mask(ids.cpu(), is_resp)
+        compare = by_comparison.any(1) & (torch.rand(B, generator=gen) < comparison_prob) & ~order
+        if suffix_prob > 0:
+            compare &= ~suffix
+        masked = torch.where(compare[:, None], by_comparison, masked)
     if suffix_prob > 0 and digit_suffix_prob > 0:
         digit_seq = suffix & (torch.rand(B, generator=gen) < digit_suffix_prob)
         words_after = after & ~torch.isin(ids.cpu(), digit_ids())
@@ -299,7 +335,7 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     ce = F.cross_entropy(logits.float(), ids[masked], reduction="none")
     resp_len = is_resp.sum(1).clamp(min=1).float()
     w = (1.0 / pm[:, None] / resp_len[:, None]).expand(B, T).clone()
-    per_sequence = order | suffix if suffix_prob > 0 else order
+    per_sequence = (order | suffix if suffix_prob > 0 else order) | compare
     if bool(per_sequence.any()):
         n_masked = masked.sum(1).clamp(min=1).float().cpu()
         w = torch.where(per_sequence[:, None], (1.0 / n_masked)[:, None].expand(B, T), w)
@@ -537,7 +573,7 @@ def run(rank, a):
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
     lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask,
                                            a.prompt_digit_noise, a.digit_suffix, a.decode_order_mask,
-                                           a.count_weight)) if diffusion else ar_loss
+                                           a.count_weight, a.comparison_mask)) if diffusion else ar_loss
     data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers, weights=a.family_weight_map)
     vb = val_batches(4, 64, a.max_len)
 

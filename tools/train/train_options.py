@@ -17,7 +17,7 @@ import corpus  # noqa: E402
 SHARES = {"suffix_mask": "sequences", "prompt_digit_mask": "sequences", "prompt_digit_noise": "sequences",
           "digit_suffix": "sequences", "decode_order_mask": "sequences", "long_prob": "batches",
           "aside_prob": "composed questions", "filler_prob": "arithmetic question cores",
-          "free_letter_prob": "composed letter counts"}
+          "free_letter_prob": "composed letter counts", "comparison_mask": "letter counts"}
 
 
 def parser():
@@ -122,6 +122,10 @@ def parser():
     ap.add_argument("--count-weight", type=float, default=1.0, metavar="W",
                     help="MDLM: loss weight of each word's count in a spelled letter count (the digit after ' (' "
                     "in 'dog: d o g (1)'), the one token that asks the letter comparison; 1 = as any token")
+    ap.add_argument("--comparison-mask", type=float, default=0.0, metavar="SHARE",
+                    help="MDLM: share of spelled letter counts masked so that only their comparisons are asked: "
+                    "each word's count (and the paired form's verdicts) and the total hidden, the words, letters "
+                    "and copies shown")
     ap.add_argument("--tie-head", action="store_true",
                     help="mdlm: the LM head is the embedding (LLaDA's weight_tying), so a token read from the "
                     "prompt can be written back without a head row of its own trained in that role")
@@ -150,6 +154,9 @@ def parse(ap, argv=None):
     if a.count_weight != 1.0 and (not diffusion or a.counting_form not in corpus.SPELLED_MARKS):
         ap.error("--count-weight weighs the word counts of a spelled letter count in an MDLM's loss: use it with "
                  "--model mdlm or dream and a spelled --counting-form")
+    if a.comparison_mask and (not diffusion or a.counting_form not in corpus.SPELLED_MARKS):
+        ap.error("--comparison-mask masks an MDLM's spelled letter counts: use it with --model mdlm or dream and a "
+                 "spelled --counting-form")
     if not 0 < a.count_weight <= 100:
         ap.error("--count-weight is a loss weight: use a value above 0 and at most 100")
     if a.tie_head and a.model != "mdlm":
