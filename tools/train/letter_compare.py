@@ -117,8 +117,9 @@ def probe(model, n, seed, form):
                 letters = []
             for k in letters:
                 # The position that carries a letter's mark: the letter itself, which must come
-                # back in capitals exactly when asked, or the star's slot after it (hidden with
-                # everything after it), right when a star comes exactly when asked.
+                # back in capitals exactly when asked, the star's slot after it, or the paired
+                # form's verdict two places after it (both hidden with everything after them),
+                # right when the star, or "one", comes exactly when asked.
                 key = "asked" if sp.id_to_piece(ids[k])[1].lower() == ch else "other"
                 slot, target = {"starred": (k + 1, star), "paired": (k + 2, verdict[True])}.get(form, (k, ids[k]))
                 with_rest = form in ("starred", "paired")
