@@ -7,7 +7,8 @@
   with its weights (to float rounding: the gradient is summed in another order);
 - a two-process run stopped after one step and resumed ends where the straight one ends;
 - an --accum that two processes cannot share, and --processes on a GPU, are refused;
-- the processes end with the command that spawned them (trainers are stopped with kill -9).
+- the processes end with the command that spawned them (trainers are stopped with kill -9);
+- the train.py that `milestone.py continue --run` starts ends when milestone.py is killed.
 Exits 77 (ctest: skipped) when no Python with PyTorch is found (see torch_reference_test.py).
 """
 import os
@@ -86,6 +87,36 @@ def processes_end_with_their_command(py, source, tmp):
         raise SystemExit(f"FAIL: {len(left)} of the two processes went on after their command was killed")
 
 
+def training_ends_with_milestone(py, source, tmp):
+    """kill -9 of `milestone.py continue --run`, started in the background by a shell, ends the
+    train.py it started: a continuation stopped by its command trains on no more."""
+    if subprocess.run(["/usr/bin/python3", "-c", "import torch"], capture_output=True).returncode != 0:
+        print("note: /usr/bin/python3 (milestone.py's train.py) has no PyTorch: the milestone check is skipped")
+        return
+    work = os.path.join(tmp, "continued")
+    cmd = [py, os.path.join(source, "tools", "train", "milestone.py"), "continue",
+           os.path.join(source, "resources", "models", "tiny-mdlm"), "--minutes", "30", "--processes", "1",
+           "--work", work, "--run"]
+    run = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    deadline = time.time() + 120
+    trainer = []
+    while time.time() < deadline and run.poll() is None and not os.path.exists(os.path.join(work, "log.csv")):
+        time.sleep(0.5)
+    trainer = [t for t in children(run.pid) if "train.py" in open(f"/proc/{t}/cmdline").read()]
+    if run.poll() is not None or len(trainer) != 1:
+        run.kill()
+        raise SystemExit(f"FAIL: milestone.py did not start its train.py ({trainer}, exit {run.poll()})")
+    run.send_signal(signal.SIGKILL)
+    run.wait()
+    deadline = time.time() + 30
+    while time.time() < deadline and alive(trainer[0]):
+        time.sleep(0.2)
+    if alive(trainer[0]):
+        os.kill(trainer[0], signal.SIGKILL)
+        raise SystemExit("FAIL: the train.py of milestone.py went on after milestone.py was killed")
+
+
 def main():
     source, py = checkout_and_torch_python()
     train_dir = os.path.join(source, "tools", "train")
@@ -114,6 +145,7 @@ def main():
             if error is None or "--processes" not in error:
                 raise SystemExit(f"FAIL: --processes 2 with {' '.join(unshareable)} was not refused: {error}")
         processes_end_with_their_command(py, source, tmp)
+        training_ends_with_milestone(py, source, tmp)
     print("PASS")
     return 0
 

@@ -20,12 +20,15 @@ import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 MILESTONES = os.path.join(HERE, "milestones")
+sys.path.insert(0, HERE)
+from parent_death import end_with_parent  # noqa: E402
 # What a model folder needs to be continued and checked (the parity test reads golden.json).
 FILES = ["config.json", "model.safetensors", "training.json", "golden.json", "tokenizer.model",
          "tokenizer_config.json", "special_tokens_map.json"]
@@ -122,7 +125,10 @@ def continue_command(a):
         print(line)
         return
     print(line, flush=True)
-    sys.exit(subprocess.call(cmd, cwd=REPO, env={**os.environ, **env}))
+    # Stopping this command (kill, kill -9) stops the training it started, and so its workers.
+    me = os.getpid()
+    sys.exit(subprocess.call(cmd, cwd=REPO, env={**os.environ, **env},
+                             preexec_fn=lambda: end_with_parent(signal.SIGTERM, me)))
 
 
 def main():

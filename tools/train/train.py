@@ -21,6 +21,7 @@ import math
 import os
 import platform
 import random
+import signal
 import sys
 import time
 
@@ -32,6 +33,7 @@ import common as C  # noqa: E402
 import corpus  # noqa: E402
 import train_options  # noqa: E402
 from model import Dream, LLaDA, Qwen2, count_params  # noqa: E402
+from parent_death import end_with_parent  # noqa: E402
 
 EPS = 1e-3  # LLaDA: p_mask = (1 - eps) t + eps
 
@@ -437,20 +439,6 @@ def main():
     mp.spawn(run, args=(a,), nprocs=a.processes)
 
 
-def die_with(spawner):
-    """Ends this process when the command that spawned it ends. Trainers are stopped with kill -9,
-    which the spawned processes never see; PyTorch sends them a SIGINT when their parent dies, but
-    a run started in the background by a shell ignores SIGINT, and they went on training together,
-    unseen, on the cores of the next run."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != spawner:  # it ended before the request above was made
-        os._exit(1)
-
-
 def shipped_shape_error(a):
     """Why --init-from-shipped's folder cannot start this --model/--size (None when it can, or when a
     checkpoint will be resumed instead): a clear line rather than PyTorch's list of tensor shapes."""
@@ -532,7 +520,7 @@ def run(rank, a):
     import torch.distributed as dist
     procs = a.processes
     if procs > 1:
-        die_with(a.spawner)
+        end_with_parent(signal.SIGKILL, a.spawner)  # kill -9 of the command must end its workers too
         dist.init_process_group("gloo", init_method=a.rendezvous, rank=rank, world_size=procs)
     lead = rank == 0
     diffusion = a.model in ("mdlm", "dream")
