@@ -219,12 +219,23 @@ assert hid.tolist() == [bool(w) for w in want], (pc["response"], [p for p, h in 
 m2 = Spy()
 train.mdlm_loss(m2, mixed_ids, mixed_resp, torch.Generator().manual_seed(2))
 assert bool((m.seen[1] == C.MASK).any()) and torch.equal(m.seen[1], m2.seen[1]), "the other row lost its own masking"
+# --verdicts-shown: the same letter count with its verdicts written, its counts and later lines
+# still hidden (each count read off the verdicts before it)
+m3 = Spy()
+train.mdlm_loss(m3, mixed_ids, mixed_resp, torch.Generator().manual_seed(2), comparison_prob=1.0, verdicts_shown_prob=1.0)
+hid = m3.seen[0] == C.MASK
+want = [k > first_line_end and mixed_resp[0, k] or (mixed_resp[0, k] and pieces[k].isdigit() and pieces[k - 1] == "\u2581(")
+        for k in range(len(pieces))]
+assert hid.tolist() == [bool(w) for w in want], (pc["response"], [p for p, h in zip(pieces, hid) if h])
+assert any(p in ("\u2581one", "\u2581no") for p in pieces[len(pp):first_line_end]), "the row has no verdicts to show"
 corpus.COUNTING_FORM = "spelled"
 
 # where they would do nothing (the AR objective, no suffix masking) the options are refused
 import os, subprocess
 for extra in (["--model", "ar", "--count-weight", "3"], ["--model", "mdlm", "--count-weight", "3"],
               ["--model", "mdlm", "--comparison-mask", "0.5"],
+              ["--model", "mdlm", "--counting-form", "paired", "--verdicts-shown", "0.5"],
+              ["--model", "mdlm", "--counting-form", "spelled", "--comparison-mask", "0.5", "--verdicts-shown", "0.5"],
               ["--model", "mdlm", "--counting-form", "spelled", "--count-weight", "0"]):
     r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), *extra], capture_output=True, text=True)
     assert r.returncode == 2 and extra[-2] in r.stderr, (extra, r.returncode, r.stderr[-300:])
@@ -243,7 +254,8 @@ for extra in (["--suffix-mask", "7"], ["--suffix-mask", "-0.1"], ["--suffix-mask
                        capture_output=True, text=True)
     assert r.returncode == 2 and "from 0 to 1" in r.stderr, (extra, r.returncode, r.stderr[-300:])
 print("ok: prompt digits hidden and replaced exactly where asked, words after a digit-suffix cut shown, "
-      "a letter count's word counts found and weighted, only its comparisons hidden with --comparison-mask, "
+      "a letter count's word counts found and weighted, only its comparisons hidden with --comparison-mask "
+      "(its verdicts shown with --verdicts-shown), "
       "decode-order masks hide the least confident positions; refused where they would do nothing or are no share")
 '''
 

@@ -37,7 +37,8 @@ OPTIONAL = ["generation_config.json"]
 RECIPE = ["model", "size", "word_problem_form", "sorting_form", "counting_form", "aligned_arithmetic",
           "t_power", "suffix_mask", "decode_order_mask", "prompt_digit_mask", "prompt_digit_noise",
           "digit_suffix", "varied_wording", "long_prob", "max_len", "family_weights", "lr", "min_lr_frac", "wd",
-          "tie_head", "aside_prob", "filler_prob", "free_letter_prob", "count_weight", "comparison_mask"]
+          "tie_head", "aside_prob", "filler_prob", "free_letter_prob", "count_weight", "comparison_mask",
+          "verdicts_shown"]
 # A CPU step: 4 batches of 32 (batches of 32 are the fastest per example on a CPU, train.py --accum),
 # shared by two one-thread processes (1.86x one process on two cores, train.py --processes).
 CPU_STEP = {"batch": 32, "accum": 4, "warmup": 20, "threads": 1, "ckpt_min": 10, "val_every": 100, "steps": 100000}
@@ -109,7 +110,8 @@ def continue_command(a):
     given = {"lr": a.lr, "family_weights": a.family_weights, "sorting_form": a.sorting_form,
              "counting_form": a.counting_form, "max_len": a.max_len, "long_prob": a.long_prob,
              "aside_prob": a.aside_prob, "filler_prob": a.filler_prob, "free_letter_prob": a.free_letter_prob,
-             "count_weight": a.count_weight, "comparison_mask": a.comparison_mask}
+             "count_weight": a.count_weight, "comparison_mask": a.comparison_mask,
+             "verdicts_shown": a.verdicts_shown}
     for key in RECIPE:
         value = given[key] if given.get(key) is not None else last.get(key)
         if value is not None and value != "":
@@ -155,6 +157,7 @@ def main():
     c.add_argument("--free-letter-prob", type=float, help="train.py --free-letter-prob from here on (default: the folder's)")
     c.add_argument("--count-weight", type=float, help="train.py --count-weight from here on (default: the folder's)")
     c.add_argument("--comparison-mask", type=float, help="train.py --comparison-mask from here on (default: the folder's)")
+    c.add_argument("--verdicts-shown", type=float, help="train.py --verdicts-shown from here on (default: the folder's)")
     c.add_argument("--processes", type=int, default=2, help="CPU processes sharing each step (default 2: both cores)")
     c.add_argument("--name", help="build-train/<name> holds the run (default: the folder's name + -s<seed>)")
     c.add_argument("--work", help="the run's folder (default build-train/<name>)")

@@ -172,16 +172,21 @@ def verdict_ids(ids):
     return found
 
 
-def comparison_mask(ids, is_resp):
+def comparison_mask(ids, is_resp, verdicts_shown=None):
     """The masks of a letter count with only its comparisons asked: each word's count and, in the
     paired form, each verdict hidden, and everything after the response's first line (the total
-    repeats the counts), the rest shown. All-False rows for sequences that are no letter count."""
+    repeats the counts), the rest shown. In the rows where verdicts_shown (a bool per row) is True
+    the verdicts are shown: each count is then read off the verdicts before it. All-False rows for
+    sequences that are no letter count."""
     counts = count_ids(ids) & is_resp
     letter_count = counts.any(1)
     nl = (ids == C.nl_id()) & is_resp
     first_nl = torch.where(nl.any(1), nl.float().argmax(1), torch.full((ids.shape[0],), ids.shape[1]))
     after = torch.arange(ids.shape[1])[None, :] > first_nl[:, None]
-    hidden = counts | (verdict_ids(ids) & is_resp) | (after & is_resp)
+    verdicts = verdict_ids(ids) & is_resp
+    if verdicts_shown is not None:
+        verdicts &= ~verdicts_shown[:, None]
+    hidden = counts | verdicts | (after & is_resp)
     return hidden & letter_count[:, None]
 
 
@@ -219,7 +224,8 @@ def decode_order_mask(model, ids, is_resp, gen):
 
 
 def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_digit_prob=0.0, prompt_noise_prob=0.0,
-              digit_suffix_prob=0.0, order_prob=0.0, count_weight=1.0, comparison_prob=0.0):
+              digit_suffix_prob=0.0, order_prob=0.0, count_weight=1.0, comparison_prob=0.0,
+              verdicts_shown_prob=0.0):
     """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
     masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
     CE on masked tokens weighted 1/p, normalised by the response length, mean over batch.
@@ -264,6 +270,12 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     comparison gets little of the loss; here every hidden token asks it. Its masked tokens' CE is
     averaged per sequence.
 
+    With verdicts_shown_prob > 0, that share of those letter counts shows the paired form's
+    verdicts: a count is then asked with its verdicts written and the total hidden, the one state
+    in which it can only be the number of "one"s before it. Random masks seldom make it (they
+    mostly leave the total, which repeats the count), and a decode that writes every verdict right
+    and then a count that follows the total instead is what the engine's letter counts showed.
+
     A shifted-logit model (Dream) is scored as it decodes: masked token i from row i - 1 (the
     prompt is never masked, so row 0 is never a target)."""
     B, T = ids.shape
@@ -295,7 +307,10 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
         masked[order] = decode_order_mask(model, ids[order.to(ids.device)], is_resp[order], gen)
     compare = torch.zeros(B, dtype=torch.bool)
     if comparison_prob > 0:
-        by_comparison = comparison_mask(ids.cpu(), is_resp)
+        shown = None
+        if verdicts_shown_prob > 0:
+            shown = torch.rand(B, generator=gen) < verdicts_shown_prob
+        by_comparison = comparison_mask(ids.cpu(), is_resp, shown)
         compare = by_comparison.any(1) & (torch.rand(B, generator=gen) < comparison_prob) & ~order
         if suffix_prob > 0:
             compare &= ~suffix
@@ -561,7 +576,7 @@ def run(rank, a):
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
     lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask,
                                            a.prompt_digit_noise, a.digit_suffix, a.decode_order_mask,
-                                           a.count_weight, a.comparison_mask)) if diffusion else ar_loss
+                                           a.count_weight, a.comparison_mask, a.verdicts_shown)) if diffusion else ar_loss
     data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers, weights=a.family_weight_map)
     vb = val_batches(4, 64, a.max_len)
 

@@ -17,7 +17,8 @@ import corpus  # noqa: E402
 SHARES = {"suffix_mask": "sequences", "prompt_digit_mask": "sequences", "prompt_digit_noise": "sequences",
           "digit_suffix": "sequences", "decode_order_mask": "sequences", "long_prob": "batches",
           "aside_prob": "composed questions", "filler_prob": "arithmetic question cores",
-          "free_letter_prob": "composed letter counts", "comparison_mask": "letter counts"}
+          "free_letter_prob": "composed letter counts", "comparison_mask": "letter counts",
+          "verdicts_shown": "comparison-masked letter counts"}
 
 
 def parser():
@@ -126,6 +127,9 @@ def parser():
                     help="MDLM: share of spelled letter counts masked so that only their comparisons are asked: "
                     "each word's count (and the paired form's verdicts) and the total hidden, the words, letters "
                     "and copies shown")
+    ap.add_argument("--verdicts-shown", type=float, default=0.0, metavar="SHARE",
+                    help="MDLM, paired form: share of the comparison-masked letter counts with their verdicts shown, "
+                    "so that each count is read off the verdicts before it (the counts and total still hidden)")
     ap.add_argument("--tie-head", action="store_true",
                     help="mdlm: the LM head is the embedding (LLaDA's weight_tying), so a token read from the "
                     "prompt can be written back without a head row of its own trained in that role")
@@ -157,6 +161,9 @@ def parse(ap, argv=None):
     if a.comparison_mask and (not diffusion or a.counting_form not in corpus.SPELLED_MARKS):
         ap.error("--comparison-mask masks an MDLM's spelled letter counts: use it with --model mdlm or dream and a "
                  "spelled --counting-form")
+    if a.verdicts_shown and (not a.comparison_mask or a.counting_form != "paired"):
+        ap.error("--verdicts-shown shows the paired form's verdicts in comparison-masked letter counts: use it with "
+                 "--counting-form paired and --comparison-mask > 0")
     if not 0 < a.count_weight <= 100:
         ap.error("--count-weight is a loss weight: use a value above 0 and at most 100")
     if a.tie_head and a.model != "mdlm":
