@@ -100,7 +100,6 @@ def training_ends_with_milestone(py, source, tmp):
     run = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     deadline = time.time() + 120
-    trainer = []
     while time.time() < deadline and run.poll() is None and not os.path.exists(os.path.join(work, "log.csv")):
         time.sleep(0.5)
     trainer = [t for t in children(run.pid) if "train.py" in open(f"/proc/{t}/cmdline").read()]
