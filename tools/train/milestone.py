@@ -107,11 +107,8 @@ def continue_command(a):
     work = a.work or f"build-train/{name}"
     cmd = ["/usr/bin/python3", "tools/train/train.py"]
     # What the command line changes of the recipe: a form changed is a new recipe from here on.
-    given = {"lr": a.lr, "family_weights": a.family_weights, "sorting_form": a.sorting_form,
-             "counting_form": a.counting_form, "max_len": a.max_len, "long_prob": a.long_prob,
-             "aside_prob": a.aside_prob, "filler_prob": a.filler_prob, "free_letter_prob": a.free_letter_prob,
-             "count_weight": a.count_weight, "comparison_mask": a.comparison_mask,
-             "verdicts_shown": a.verdicts_shown}
+    # The recipe keys this command takes as options (argparse names them as train.py does).
+    given = {key: getattr(a, key, None) for key in RECIPE}
     for key in RECIPE:
         value = given[key] if given.get(key) is not None else last.get(key)
         if value is not None and value != "":
