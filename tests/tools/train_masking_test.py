@@ -228,6 +228,19 @@ want = [k > first_line_end and mixed_resp[0, k] or (mixed_resp[0, k] and pieces[
         for k in range(len(pieces))]
 assert hid.tolist() == [bool(w) for w in want], (pc["response"], [p for p, h in zip(pieces, hid) if h])
 assert any(p in ("\u2581one", "\u2581no") for p in pieces[len(pp):first_line_end]), "the row has no verdicts to show"
+# --total-mask: the same letter count with its whole first line shown (words, letters, verdicts,
+# counts) and exactly the lines after it hidden; the other row masked as without the option
+m4 = Spy()
+train.mdlm_loss(m4, mixed_ids, mixed_resp, torch.Generator().manual_seed(2), total_prob=1.0)
+hid = m4.seen[0] == C.MASK
+want = [bool(k > first_line_end and mixed_resp[0, k]) for k in range(len(pieces))]
+assert hid.tolist() == want, (pc["response"], [p for p, h in zip(pieces, hid) if h])
+assert "\n" in pc["response"].strip() and any(want), "the row has no total line to hide"
+assert bool((m4.seen[1] == C.MASK).any()) and torch.equal(m4.seen[1], m2.seen[1]), "the other row lost its own masking"
+# beside the comparison form, a row drawn for comparisons keeps the comparison mask
+m5 = Spy()
+train.mdlm_loss(m5, mixed_ids, mixed_resp, torch.Generator().manual_seed(2), comparison_prob=1.0, total_prob=1.0)
+assert torch.equal(m5.seen[0], m.seen[0]), "a comparison-masked row was masked again for its total"
 corpus.COUNTING_FORM = "spelled"
 
 # where they would do nothing (the AR objective, no suffix masking) the options are refused
@@ -236,7 +249,9 @@ for extra in (["--model", "ar", "--count-weight", "3"], ["--model", "mdlm", "--c
               ["--model", "mdlm", "--comparison-mask", "0.5"],
               ["--model", "mdlm", "--counting-form", "paired", "--verdicts-shown", "0.5"],
               ["--model", "mdlm", "--counting-form", "spelled", "--comparison-mask", "0.5", "--verdicts-shown", "0.5"],
-              ["--model", "mdlm", "--counting-form", "spelled", "--count-weight", "0"]):
+              ["--model", "mdlm", "--counting-form", "spelled", "--count-weight", "0"],
+              ["--model", "mdlm", "--total-mask", "0.5"], ["--model", "ar", "--counting-form", "paired", "--total-mask", "0.5"],
+              ["--model", "mdlm", "--counting-form", "paired", "--total-mask", "1.5"]):
     r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), *extra], capture_output=True, text=True)
     assert r.returncode == 2 and extra[-2] in r.stderr, (extra, r.returncode, r.stderr[-300:])
 r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), "--model", "ar", "--decode-order-mask", "0.3"],
@@ -255,7 +270,7 @@ for extra in (["--suffix-mask", "7"], ["--suffix-mask", "-0.1"], ["--suffix-mask
     assert r.returncode == 2 and "from 0 to 1" in r.stderr, (extra, r.returncode, r.stderr[-300:])
 print("ok: prompt digits hidden and replaced exactly where asked, words after a digit-suffix cut shown, "
       "a letter count's word counts found and weighted, only its comparisons hidden with --comparison-mask "
-      "(its verdicts shown with --verdicts-shown), "
+      "(its verdicts shown with --verdicts-shown), only its total hidden with --total-mask, "
       "decode-order masks hide the least confident positions; refused where they would do nothing or are no share")
 '''
 

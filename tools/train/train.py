@@ -172,6 +172,13 @@ def verdict_ids(ids):
     return found
 
 
+def after_first_line(ids, is_resp):
+    """The response positions after its first line: a letter count's total line and answer."""
+    nl = (ids == C.nl_id()) & is_resp
+    first_nl = torch.where(nl.any(1), nl.float().argmax(1), torch.full((ids.shape[0],), ids.shape[1]))
+    return (torch.arange(ids.shape[1])[None, :] > first_nl[:, None]) & is_resp
+
+
 def comparison_mask(ids, is_resp, verdicts_shown=None):
     """The masks of a letter count with only its comparisons asked: each word's count and, in the
     paired form, each verdict hidden, and everything after the response's first line (the total
@@ -180,14 +187,19 @@ def comparison_mask(ids, is_resp, verdicts_shown=None):
     sequences that are no letter count."""
     counts = count_ids(ids) & is_resp
     letter_count = counts.any(1)
-    nl = (ids == C.nl_id()) & is_resp
-    first_nl = torch.where(nl.any(1), nl.float().argmax(1), torch.full((ids.shape[0],), ids.shape[1]))
-    after = torch.arange(ids.shape[1])[None, :] > first_nl[:, None]
     verdicts = verdict_ids(ids) & is_resp
     if verdicts_shown is not None:
         verdicts &= ~verdicts_shown[:, None]
-    hidden = counts | verdicts | (after & is_resp)
+    hidden = counts | verdicts | after_first_line(ids, is_resp)
     return hidden & letter_count[:, None]
+
+
+def total_mask(ids, is_resp):
+    """The masks of a letter count with only its total asked: the first line (words, letters, verdicts
+    and each word's count) shown, the total line and the answer after it hidden. All-False rows for
+    sequences that are no letter count."""
+    letter_count = (count_ids(ids) & is_resp).any(1)
+    return after_first_line(ids, is_resp) & letter_count[:, None]
 
 
 def digit_ids():
@@ -225,7 +237,7 @@ def decode_order_mask(model, ids, is_resp, gen):
 
 def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_digit_prob=0.0, prompt_noise_prob=0.0,
               digit_suffix_prob=0.0, order_prob=0.0, count_weight=1.0, comparison_prob=0.0,
-              verdicts_shown_prob=0.0):
+              verdicts_shown_prob=0.0, total_prob=0.0):
     """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
     masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
     CE on masked tokens weighted 1/p, normalised by the response length, mean over batch.
@@ -276,6 +288,12 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     mostly leave the total, which repeats the count), and a decode that writes every verdict right
     and then a count that follows the total instead is what the engine's letter counts showed.
 
+    With total_prob > 0, that share of the other letter counts (never with the decode-order, suffix
+    or comparison forms) is masked as total_mask says: every word's count shown, the total line and
+    answer hidden. A decode that has written every count right can still misadd or miscopy them
+    ("1 + 0 + 1 = 1"); random masks mostly hide some of the counts the total is made of. Its masked
+    tokens' CE is averaged per sequence.
+
     A shifted-logit model (Dream) is scored as it decodes: masked token i from row i - 1 (the
     prompt is never masked, so row 0 is never a target)."""
     B, T = ids.shape
@@ -315,6 +333,13 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
         if suffix_prob > 0:
             compare &= ~suffix
         masked = torch.where(compare[:, None], by_comparison, masked)
+    total = torch.zeros(B, dtype=torch.bool)
+    if total_prob > 0:
+        by_total = total_mask(ids.cpu(), is_resp)
+        total = by_total.any(1) & (torch.rand(B, generator=gen) < total_prob) & ~order & ~compare
+        if suffix_prob > 0:
+            total &= ~suffix
+        masked = torch.where(total[:, None], by_total, masked)
     if suffix_prob > 0 and digit_suffix_prob > 0:
         digit_seq = suffix & (torch.rand(B, generator=gen) < digit_suffix_prob)
         words_after = after & ~torch.isin(ids.cpu(), digit_ids())
@@ -352,7 +377,7 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     ce = F.cross_entropy(logits.float(), ids[masked], reduction="none")
     resp_len = is_resp.sum(1).clamp(min=1).float()
     w = (1.0 / pm[:, None] / resp_len[:, None]).expand(B, T).clone()
-    per_sequence = (order | suffix if suffix_prob > 0 else order) | compare
+    per_sequence = (order | suffix if suffix_prob > 0 else order) | compare | total
     if bool(per_sequence.any()):
         n_masked = masked.sum(1).clamp(min=1).float().cpu()
         w = torch.where(per_sequence[:, None], (1.0 / n_masked)[:, None].expand(B, T), w)
@@ -576,7 +601,8 @@ def run(rank, a):
                             lr=a.lr, betas=(0.9, 0.95), eps=1e-8)
     lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask,
                                            a.prompt_digit_noise, a.digit_suffix, a.decode_order_mask,
-                                           a.count_weight, a.comparison_mask, a.verdicts_shown)) if diffusion else ar_loss
+                                           a.count_weight, a.comparison_mask, a.verdicts_shown,
+                                           a.total_mask)) if diffusion else ar_loss
     data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers, weights=a.family_weight_map)
     vb = val_batches(4, 64, a.max_len)
 

@@ -18,7 +18,7 @@ SHARES = {"suffix_mask": "sequences", "prompt_digit_mask": "sequences", "prompt_
           "digit_suffix": "sequences", "decode_order_mask": "sequences", "long_prob": "batches",
           "aside_prob": "composed questions", "filler_prob": "arithmetic question cores",
           "free_letter_prob": "composed letter counts", "comparison_mask": "letter counts",
-          "verdicts_shown": "comparison-masked letter counts"}
+          "verdicts_shown": "comparison-masked letter counts", "total_mask": "letter counts"}
 
 
 def parser():
@@ -130,6 +130,10 @@ def parser():
     ap.add_argument("--verdicts-shown", type=float, default=0.0, metavar="SHARE",
                     help="MDLM, paired form: share of the comparison-masked letter counts with their verdicts shown, "
                     "so that each count is read off the verdicts before it (the counts and total still hidden)")
+    ap.add_argument("--total-mask", type=float, default=0.0, metavar="SHARE",
+                    help="MDLM: share of spelled letter counts (beside the comparison-masked ones) masked so that "
+                    "only their total is asked: the first line with every word's count shown, the total line and "
+                    "answer hidden")
     ap.add_argument("--tie-head", action="store_true",
                     help="mdlm: the LM head is the embedding (LLaDA's weight_tying), so a token read from the "
                     "prompt can be written back without a head row of its own trained in that role")
@@ -160,6 +164,9 @@ def parse(ap, argv=None):
                  "--model mdlm or dream and a spelled --counting-form")
     if a.comparison_mask and (not diffusion or a.counting_form not in corpus.SPELLED_MARKS):
         ap.error("--comparison-mask masks an MDLM's spelled letter counts: use it with --model mdlm or dream and a "
+                 "spelled --counting-form")
+    if a.total_mask and (not diffusion or a.counting_form not in corpus.SPELLED_MARKS):
+        ap.error("--total-mask masks an MDLM's spelled letter counts: use it with --model mdlm or dream and a "
                  "spelled --counting-form")
     if a.verdicts_shown and (not a.comparison_mask or a.counting_form != "paired"):
         ap.error("--verdicts-shown shows the paired form's verdicts in comparison-masked letter counts: use it with "
