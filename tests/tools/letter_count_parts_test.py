@@ -31,6 +31,9 @@ rows = [
     {"family": "counting", "prompt": 'Count the letter "g" in: "egg sun"', "correct": False,
      "output": "Checking each word for the letter g: egg: e g no g g one g g no (1), sun: s g no u g no n g no (0).\n"
                "Total: 1 + 0 = 1.\n#### 1"},
+    # the paired form: every verdict right, the count not their number of "one"s (it follows the total)
+    {"family": "counting", "prompt": 'Count the letter "o" in: "she"', "correct": False,
+     "output": "Checking each word for the letter o: she: s o no h o no e o no (1).\nTotal: 1 = 1.\n#### 1"},
     # a total line that is not a sum of terms (as a decode may write it) adds nothing
     {"family": "counting", "prompt": ASK, "correct": False,
      "output": 'Checking each word for "g": soup: s o u p (0).\nTotal: 00  0 = 0.\n#### 0'},
@@ -40,10 +43,11 @@ rows = [
     {"family": "addition", "prompt": "What is 1 + 2?", "correct": True, "output": "#### 3"},
 ]
 c = lc.count(rows)
-expected = {"rows": 6, "correct": 3, "letter_written_right": 5, "words_copied": 4, "words": 13,
-            "spelled_right": 12, "letters": 44, "marks": 5, "asked_letters": 7, "asked_marked": 5,
-            "word_counts_right": 10, "rows_counts_all_right": 3, "rows_total_adds_counts": 4,
-            "rows_answer_is_total": 4, "verdicts": 6, "verdicts_right": 5}
+expected = {"rows": 7, "correct": 3, "letter_written_right": 6, "words_copied": 5, "words": 14,
+            "spelled_right": 13, "letters": 47, "marks": 5, "asked_letters": 7, "asked_marked": 5,
+            "word_counts_right": 10, "rows_counts_all_right": 3, "rows_total_adds_counts": 5,
+            "rows_answer_is_total": 5, "verdicts": 9, "verdicts_right": 8, "paired_counts": 3,
+            "counts_off_verdicts": 1}
 assert c == expected, c
 
 # The parser reads exactly the forms the corpus writes: every reference response counts as all
@@ -64,7 +68,9 @@ for form in ("spelled", "echoed", "marked", "starred", "paired"):
     marked = ref["asked_letters"] if form in ("marked", "starred", "paired") else 0
     assert ref["marks"] == ref["asked_marked"] == marked, (form, ref)
     assert ref["verdicts_right"] == ref["verdicts"] == (ref["letters"] if form == "paired" else 0), (form, ref)
+    assert ref["counts_off_verdicts"] == 0 and ref["paired_counts"] == (ref["words"] if form == "paired" else 0), (form, ref)
 
 text = check_tool_command(source, "letter_count_parts", rows, expected, rows[-1])
-assert "letter counts 3/6 right; asked letter written back 5/6" in text and "paired verdicts right 5/6" in text, text
+assert "letter counts 3/7 right; asked letter written back 6/7" in text and "paired verdicts right 8/9" in text, text
+assert 'word counts that are not the number of their verdicts "one" 1/3' in text, text
 print("ok")

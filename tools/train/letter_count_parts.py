@@ -11,7 +11,9 @@ adds the words' counts and the answer is the total (the arithmetic after it). A 
 marked exactly when it is the asked one: in capitals in the marked form, with a star after it in
 the starred form (`dog: d o g* (1)`); the marks are counted in any form. In the paired form each
 spelled letter comes with a copy of the asked letter and a verdict (`dog: d g no o g no g g one
-(1)`): a "one" is its mark, and the verdicts are scored against the letters written before them.
+(1)`): a "one" is its mark, and the verdicts are scored against the letters written before them,
+and each word's count against its own verdicts (a count that is not the number of its "one"s did
+not read them: it came from the total or the prior, decoded before the verdicts).
 
   dlmscope-cli eval --model resources/models/tiny-mdlm --split test --predictions out/pred.jsonl
   /usr/bin/python3 tools/train/letter_count_parts.py out/pred.jsonl [--json]
@@ -45,7 +47,8 @@ def count(rows):
     c = {"rows": 0, "correct": 0, "letter_written_right": 0, "words_copied": 0, "words": 0,
          "spelled_right": 0, "letters": 0, "marks": 0, "asked_letters": 0,
          "asked_marked": 0, "word_counts_right": 0, "rows_counts_all_right": 0,
-         "rows_total_adds_counts": 0, "rows_answer_is_total": 0, "verdicts": 0, "verdicts_right": 0}
+         "rows_total_adds_counts": 0, "rows_answer_is_total": 0, "verdicts": 0, "verdicts_right": 0,
+         "paired_counts": 0, "counts_off_verdicts": 0}
     for r in rows:
         if r.get("family") != "counting":
             continue
@@ -72,6 +75,8 @@ def count(rows):
                     c["verdicts_right"] += VERDICTS[verdict] == (x == copy)
                 marks = [VERDICTS[v] for v in letters[2::3]]
                 letters = letters[0::3]
+                c["paired_counts"] += 1
+                c["counts_off_verdicts"] += int(k) != sum(marks)
             else:
                 marks = [x[0].isupper() or x.endswith("*") for x in letters]
             c["words"] += 1
@@ -103,7 +108,8 @@ def describe(c):
             f"{c['word_counts_right']}/{c['words']} (rows with every count right {c['rows_counts_all_right']}); "
             f"marked letters (capitals, stars or verdicts \"one\") {c['marks']}, of them the asked letter "
             f"{c['asked_marked']} (of {c['asked_letters']} asked letters spelled); "
-            + (f"paired verdicts right {c['verdicts_right']}/{c['verdicts']}; " if c["verdicts"] else "") +
+            + (f"paired verdicts right {c['verdicts_right']}/{c['verdicts']}; word counts that are not the number "
+               f"of their verdicts \"one\" {c['counts_off_verdicts']}/{c['paired_counts']}; " if c["verdicts"] else "") +
             f"totals that add the counts {c['rows_total_adds_counts']}/{c['rows']}; "
             f"answers that are the total {c['rows_answer_is_total']}/{c['rows']}")
 
