@@ -62,6 +62,28 @@ def draw(form):
 
 assert draw("words") == draw("spelled") == draw("echoed") == draw("marked") == draw("starred") == draw("paired")
 
+# --absent-letter-prob: that share of the letter counts asks a letter its words do not have (answer
+# 0, every count 0); the usual draws give "0" about one time in ten. At 0 it draws nothing, so the
+# stream above (and the eval files) stay as they were.
+def letter_answers(share, n=600):
+    corpus.COUNTING_FORM, corpus.ABSENT_LETTER_PROB = "spelled", share
+    r = random.Random(12)
+    rows = [e for e in (corpus.make_example("counting", r, "train") for _ in range(n))
+            if e["response"].startswith("Checking each word for ")]
+    corpus.ABSENT_LETTER_PROB = 0.0
+    return rows
+
+
+for e in letter_answers(1.0):
+    ch = re.search(r'"(.)"', e["response"]).group(1)
+    words = re.findall(r"(\w+): ", e["response"].split("\n")[0])
+    assert words, e["response"]
+    assert e["answer"] == "0" and not any(ch in w for w in words), e["response"]
+usual = [e["answer"] for e in letter_answers(0.0)]
+half = [e["answer"] for e in letter_answers(0.5)]
+assert usual.count("0") < 0.2 * len(usual) and half.count("0") > 0.45 * len(half), \
+    (usual.count("0"), len(usual), half.count("0"), len(half))
+
 # gpu_train.sh passes the form to both runs and refuses an unknown one before it writes anything.
 import subprocess  # noqa: E402
 import tempfile  # noqa: E402

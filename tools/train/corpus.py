@@ -224,6 +224,11 @@ SORTING_FORM = "plain"
 # sorting form compares numbers in columns), rather than a letter with one echoed far away, and a
 # word's count counts its "one"s. Three tokens a letter: the counting canvas grows to 160.
 COUNTING_FORM = "words"
+# train.py --absent-letter-prob: the share of letter counts that ask a letter their words do not
+# have, drawn before the usual choice. The usual draws answer "1" two times in three and "0" one in
+# ten, a prior a count can follow instead of its letters; 0 (no draw at all) keeps the committed
+# eval files and every recipe trained before it.
+ABSENT_LETTER_PROB = 0.0
 # The spelled forms, each with how it writes a spelled letter c of a word when ch is asked.
 SPELLED_MARKS = {"spelled": lambda c, ch: c, "echoed": lambda c, ch: c,
                  "marked": lambda c, ch: c.upper() if c == ch else c,
@@ -520,7 +525,10 @@ def cnt_key(rng):
     ws = [rng.choice(WORDS) for _ in range(n)]
     sent = " ".join(ws)
     letters = sorted(set(sent.replace(" ", "")))
-    ch = rng.choice(letters) if rng.random() < 0.85 else rng.choice("abcdefghijklmnopqrstuvwxyz")
+    if ABSENT_LETTER_PROB and rng.random() < ABSENT_LETTER_PROB:
+        ch = rng.choice([c for c in "abcdefghijklmnopqrstuvwxyz" if c not in letters])
+    else:
+        ch = rng.choice(letters) if rng.random() < 0.85 else rng.choice("abcdefghijklmnopqrstuvwxyz")
     return f"l:{ch}:{sent}", {"mode": "l", "sent": sent, "ch": ch}
 
 

@@ -38,7 +38,7 @@ RECIPE = ["model", "size", "word_problem_form", "sorting_form", "counting_form",
           "t_power", "suffix_mask", "decode_order_mask", "prompt_digit_mask", "prompt_digit_noise",
           "digit_suffix", "varied_wording", "long_prob", "max_len", "family_weights", "lr", "min_lr_frac", "wd",
           "tie_head", "aside_prob", "filler_prob", "free_letter_prob", "count_weight", "comparison_mask",
-          "verdicts_shown", "total_mask"]
+          "verdicts_shown", "total_mask", "absent_letter_prob"]
 # A CPU step: 4 batches of 32 (batches of 32 are the fastest per example on a CPU, train.py --accum),
 # shared by two one-thread processes (1.86x one process on two cores, train.py --processes).
 CPU_STEP = {"batch": 32, "accum": 4, "warmup": 20, "threads": 1, "ckpt_min": 10, "val_every": 100, "steps": 100000}
@@ -156,6 +156,8 @@ def main():
     c.add_argument("--comparison-mask", type=float, help="train.py --comparison-mask from here on (default: the folder's)")
     c.add_argument("--verdicts-shown", type=float, help="train.py --verdicts-shown from here on (default: the folder's)")
     c.add_argument("--total-mask", type=float, help="train.py --total-mask from here on (default: the folder's)")
+    c.add_argument("--absent-letter-prob", type=float,
+                   help="train.py --absent-letter-prob from here on (default: the folder's)")
     c.add_argument("--processes", type=int, default=2, help="CPU processes sharing each step (default 2: both cores)")
     c.add_argument("--name", help="build-train/<name> holds the run (default: the folder's name + -s<seed>)")
     c.add_argument("--work", help="the run's folder (default build-train/<name>)")

@@ -574,6 +574,7 @@ def run(rank, a):
     corpus.SORTING_FORM = a.sorting_form
     corpus.COUNTING_FORM = a.counting_form
     corpus.ASIDE_PROB = a.aside_prob
+    corpus.ABSENT_LETTER_PROB = a.absent_letter_prob
     corpus.phrasing.FILLER_PROB = a.filler_prob
     corpus.phrasing.FREE_LETTER_PROB = a.free_letter_prob
     # A form whose responses outgrow the default row length (the passes form) is never cut short.

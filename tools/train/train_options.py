@@ -18,7 +18,8 @@ SHARES = {"suffix_mask": "sequences", "prompt_digit_mask": "sequences", "prompt_
           "digit_suffix": "sequences", "decode_order_mask": "sequences", "long_prob": "batches",
           "aside_prob": "composed questions", "filler_prob": "arithmetic question cores",
           "free_letter_prob": "composed letter counts", "comparison_mask": "letter counts",
-          "verdicts_shown": "comparison-masked letter counts", "total_mask": "letter counts"}
+          "verdicts_shown": "comparison-masked letter counts", "total_mask": "letter counts",
+          "absent_letter_prob": "letter counts"}
 
 
 def parser():
@@ -120,6 +121,8 @@ def parser():
                     help="share of arithmetic question cores with a word after the first operand (phrasing.FILLER_PROB)")
     ap.add_argument("--free-letter-prob", type=float, default=corpus.phrasing.FREE_LETTER_PROB,
                     help="share of composed letter counts asked in no fixed form (phrasing.FREE_LETTER_PROB)")
+    ap.add_argument("--absent-letter-prob", type=float, default=corpus.ABSENT_LETTER_PROB,
+                    help="share of letter counts asking a letter their words do not have (corpus.ABSENT_LETTER_PROB)")
     ap.add_argument("--count-weight", type=float, default=1.0, metavar="W",
                     help="MDLM: loss weight of each word's count in a spelled letter count (the digit after ' (' "
                     "in 'dog: d o g (1)'), the one token that asks the letter comparison; 1 = as any token")
