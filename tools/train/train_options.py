@@ -165,12 +165,10 @@ def parse(ap, argv=None):
     if a.count_weight != 1.0 and (not diffusion or a.counting_form not in corpus.SPELLED_MARKS):
         ap.error("--count-weight weighs the word counts of a spelled letter count in an MDLM's loss: use it with "
                  "--model mdlm or dream and a spelled --counting-form")
-    if a.comparison_mask and (not diffusion or a.counting_form not in corpus.SPELLED_MARKS):
-        ap.error("--comparison-mask masks an MDLM's spelled letter counts: use it with --model mdlm or dream and a "
-                 "spelled --counting-form")
-    if a.total_mask and (not diffusion or a.counting_form not in corpus.SPELLED_MARKS):
-        ap.error("--total-mask masks an MDLM's spelled letter counts: use it with --model mdlm or dream and a "
-                 "spelled --counting-form")
+    for masks_letter_counts in ("comparison_mask", "total_mask"):
+        if getattr(a, masks_letter_counts) and (not diffusion or a.counting_form not in corpus.SPELLED_MARKS):
+            ap.error(f"--{masks_letter_counts.replace('_', '-')} masks an MDLM's spelled letter counts: use it with "
+                     "--model mdlm or dream and a spelled --counting-form")
     if a.verdicts_shown and (not a.comparison_mask or a.counting_form != "paired"):
         ap.error("--verdicts-shown shows the paired form's verdicts in comparison-masked letter counts: use it with "
                  "--counting-form paired and --comparison-mask > 0")
