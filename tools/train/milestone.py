@@ -29,6 +29,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 MILESTONES = os.path.join(HERE, "milestones")
 sys.path.insert(0, HERE)
 from parent_death import end_with_parent  # noqa: E402
+import train_options  # noqa: E402
 # What a model folder needs to be continued and checked (the parity test reads golden.json).
 FILES = ["config.json", "model.safetensors", "training.json", "golden.json", "tokenizer.model",
          "tokenizer_config.json", "special_tokens_map.json"]
@@ -39,6 +40,10 @@ RECIPE = ["model", "size", "word_problem_form", "sorting_form", "counting_form",
           "digit_suffix", "varied_wording", "long_prob", "max_len", "family_weights", "lr", "min_lr_frac", "wd",
           "tie_head", "aside_prob", "filler_prob", "free_letter_prob", "count_weight", "comparison_mask",
           "verdicts_shown", "total_mask", "absent_letter_prob"]
+# The recipe options `continue` takes on its command line (the rest stay as the folder was trained).
+OVERRIDABLE = ["lr", "family_weights", "sorting_form", "counting_form", "max_len", "long_prob", "aside_prob",
+               "filler_prob", "free_letter_prob", "count_weight", "comparison_mask", "verdicts_shown", "total_mask",
+               "absent_letter_prob"]
 # A CPU step: 4 batches of 32 (batches of 32 are the fastest per example on a CPU, train.py --accum),
 # shared by two one-thread processes (1.86x one process on two cores, train.py --processes).
 CPU_STEP = {"batch": 32, "accum": 4, "warmup": 20, "threads": 1, "ckpt_min": 10, "val_every": 100, "steps": 100000}
@@ -141,23 +146,12 @@ def main():
     c.add_argument("folder")
     c.add_argument("--minutes", type=float, required=True, help="wall-time budget of the continuation")
     c.add_argument("--seed", type=int, help="data stream (default: one above every seed of the folder's history)")
-    c.add_argument("--lr", type=float, help="peak learning rate (default: the folder's last phase's)")
-    c.add_argument("--family-weights", help="the mixture as family=weight,... (default: the folder's last phase's)")
-    c.add_argument("--sorting-form", help="train.py --sorting-form from here on (default: the folder's)")
-    c.add_argument("--counting-form", help="train.py --counting-form from here on (default: the folder's)")
-    c.add_argument("--max-len", type=int, help="train.py --max-len, the longest sequence trained (default: the "
-                   "folder's; the passes sorting form needs 464)")
-    c.add_argument("--long-prob", type=float, help="train.py --long-prob, the share of batches on a stretched "
-                   "canvas (default: the folder's)")
-    c.add_argument("--aside-prob", type=float, help="train.py --aside-prob from here on (default: the folder's)")
-    c.add_argument("--filler-prob", type=float, help="train.py --filler-prob from here on (default: the folder's)")
-    c.add_argument("--free-letter-prob", type=float, help="train.py --free-letter-prob from here on (default: the folder's)")
-    c.add_argument("--count-weight", type=float, help="train.py --count-weight from here on (default: the folder's)")
-    c.add_argument("--comparison-mask", type=float, help="train.py --comparison-mask from here on (default: the folder's)")
-    c.add_argument("--verdicts-shown", type=float, help="train.py --verdicts-shown from here on (default: the folder's)")
-    c.add_argument("--total-mask", type=float, help="train.py --total-mask from here on (default: the folder's)")
-    c.add_argument("--absent-letter-prob", type=float,
-                   help="train.py --absent-letter-prob from here on (default: the folder's)")
+    # Each recipe option a continuation may change takes train.py's own type, choices and help.
+    train_actions = {act.dest: act for act in train_options.parser()._actions}
+    for key in OVERRIDABLE:
+        act = train_actions[key]
+        c.add_argument("--" + key.replace("_", "-"), type=act.type, choices=act.choices,
+                       help=f"{act.help or ''} (from here on; default: the folder's last phase's)")
     c.add_argument("--processes", type=int, default=2, help="CPU processes sharing each step (default 2: both cores)")
     c.add_argument("--name", help="build-train/<name> holds the run (default: the folder's name + -s<seed>)")
     c.add_argument("--work", help="the run's folder (default build-train/<name>)")
