@@ -44,6 +44,8 @@ RECIPE = ["model", "size", "word_problem_form", "sorting_form", "counting_form",
 OVERRIDABLE = ["lr", "family_weights", "sorting_form", "counting_form", "max_len", "long_prob", "aside_prob",
                "filler_prob", "free_letter_prob", "count_weight", "comparison_mask", "verdicts_shown", "total_mask",
                "absent_letter_prob"]
+# An override outside the recipe would be taken on the command line and then dropped unsaid.
+assert set(OVERRIDABLE) <= set(RECIPE), sorted(set(OVERRIDABLE) - set(RECIPE))
 # A CPU step: 4 batches of 32 (batches of 32 are the fastest per example on a CPU, train.py --accum),
 # shared by two one-thread processes (1.86x one process on two cores, train.py --processes).
 CPU_STEP = {"batch": 32, "accum": 4, "warmup": 20, "threads": 1, "ckpt_min": 10, "val_every": 100, "steps": 100000}
