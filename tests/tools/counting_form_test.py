@@ -120,6 +120,6 @@ for form in longest:
     corpus.COUNTING_FORM = form
     canvas[form] = corpus.gen_length("counting")
     assert longest[form] <= canvas[form], (form, longest[form], canvas[form])
-assert canvas["spelled"] == corpus.GEN_LENGTH["counting"], "the eval files' canvas is the spelled form's"
+assert canvas["paired"] == corpus.EVAL_GEN_LENGTH["counting"], "the eval files' canvas is the paired form's"
 print(f"{letter_rows} letter counts per spelled form checked; longest response per form (canvas): "
       + ", ".join(f"{f} {longest[f]} ({canvas[f]})" for f in longest))

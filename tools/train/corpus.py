@@ -651,9 +651,10 @@ SORTING_PASSES_GEN_LENGTH = 400
 # The paired counting form writes three tokens a letter: the longest of 20,000 letter counts drawn
 # takes 145 tokens with its end of turn.
 COUNTING_PAIRED_GEN_LENGTH = 160
-# The canvas each eval row names: the shipped MDLM's forms' (its sorting writes the passes form).
-# Every row of a family gets the same canvas, so it says nothing about the row's answer.
-EVAL_GEN_LENGTH = {**GEN_LENGTH, "sorting": SORTING_PASSES_GEN_LENGTH}
+# The canvas each eval row names: the shipped MDLM's forms' (its sorting writes the passes form,
+# its letter counts the paired form). Every row of a family gets the same canvas, so it says
+# nothing about the row's answer.
+EVAL_GEN_LENGTH = {**GEN_LENGTH, "sorting": SORTING_PASSES_GEN_LENGTH, "counting": COUNTING_PAIRED_GEN_LENGTH}
 
 
 def gen_length(family):
