@@ -8,7 +8,8 @@ and 0 minutes for both models (nothing to train). A run of 0 minutes is not star
 read 0 as "no time limit"): --mdlm-minutes 0 trains the guider alone, as --ar-minutes 0 the MDLM.
 --mdlm-init (a second phase from an earlier export) needs an exported folder and continues tiny-mdlm
 only. --mdlm-first (both phases in one command) has its options checked as the first phase runs
-them, a share strictly between 0 and 1, and tiny-mdlm to train."""
+them, a share strictly between 0 and 1, and tiny-mdlm to train. Each model trains in the forms of
+its shipped training.json unless --sorting-form / --counting-form name others."""
 import os
 import subprocess
 import sys
@@ -61,6 +62,37 @@ with tempfile.TemporaryDirectory() as out:
                         "--mdlm-first-share", "0.15", "--counting-form", "marked", "--device", "nodevice"],
                        capture_output=True, text=True, timeout=120)
     assert "refused" not in r.stderr and "nothing" not in r.stderr and r.returncode == 1, (r.returncode, r.stderr)
+# Each model goes on in the forms its weights were trained in (its training.json), whatever the
+# script's scale; a form named on the command line changes both, and a new counting form drops the
+# masks the old one was learnt with.
+def forms(stderr, whose):
+    line = next(l for l in stderr.splitlines() if l.startswith(f"gpu_train.sh: the {whose} forms: "))
+    return line.split(": ", 2)[2].split()
+
+
+def value(words, opt):
+    return words[words.index(opt) + 1] if opt in words else None
+
+
+sys.path.insert(0, os.path.join(source, "tools", "train"))
+import milestone  # noqa: E402
+shipped = {m: milestone.history(milestone.read_training(os.path.join(source, "resources", "models", m))["args"])[0]
+           for m in ("tiny-mdlm", "tiny-ar")}
+with tempfile.TemporaryDirectory() as out:
+    r = subprocess.run(["bash", script, out, "--device", "nodevice"], capture_output=True, text=True, timeout=120)
+    for whose, m in (("MDLM's", "tiny-mdlm"), ("guider's", "tiny-ar")):
+        words = forms(r.stderr, whose)
+        for key in ("sorting_form", "counting_form", "word_problem_form"):
+            assert value(words, "--" + key.replace("_", "-")) == shipped[m][key], (whose, key, words)
+        if shipped[m].get("comparison_mask"):
+            assert float(value(words, "--comparison-mask")) == shipped[m]["comparison_mask"], words
+with tempfile.TemporaryDirectory() as out:
+    r = subprocess.run(["bash", script, out, "--device", "nodevice", "--counting-form", "marked", "--sorting-form", "columns"],
+                       capture_output=True, text=True, timeout=120)
+    for whose in ("MDLM's", "guider's"):
+        words = forms(r.stderr, whose)
+        assert value(words, "--counting-form") == "marked" and value(words, "--sorting-form") == "columns", words
+        assert "--verdicts-shown" not in words and "--comparison-mask" not in words, words
 # Either model alone is accepted too.
 for alone in (["--mdlm-minutes", "0"], ["--ar-minutes", "0"]):
     with tempfile.TemporaryDirectory() as out:

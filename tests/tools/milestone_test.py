@@ -83,6 +83,22 @@ check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "
                         *shlex.split(p.stdout.strip())[3:]], capture_output=True, text=True)
 assert check.returncode == 0, check.stderr
 
+# `forms` prints the forms a folder's weights were trained in, as train.py options that train.py
+# accepts; another counting form drops the masks the folder's was learnt with.
+p = run("forms", shipped)
+words = shlex.split(p.stdout)
+last = json.load(open(os.path.join(shipped, "training.json")))["args"]
+assert p.returncode == 0 and words[words.index("--counting-form") + 1] == last["counting_form"], (p.stdout, p.stderr)
+assert words[words.index("--sorting-form") + 1] == last["sorting_form"], p.stdout
+check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "train_options.py"), "--model", "mdlm", *words],
+                       capture_output=True, text=True)
+assert check.returncode == 0, check.stderr
+p = run("forms", shipped, "--counting-form", "spelled", "--sorting-form", "columns")
+words = shlex.split(p.stdout)
+assert words[words.index("--counting-form") + 1] == "spelled" and words[words.index("--sorting-form") + 1] == "columns", p.stdout
+assert not {"--comparison-mask", "--verdicts-shown", "--total-mask"} & set(words), p.stdout
+assert run("forms", shipped, "--only", "counting_form").stdout.strip() == last["counting_form"]
+
 with tempfile.TemporaryDirectory() as tmp:
     p = run("keep", shipped, "copy", "--into", tmp)
     assert p.returncode == 0, p.stderr

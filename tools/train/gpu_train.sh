@@ -14,7 +14,9 @@
 #                                         [--mdlm-init DIR] [--mdlm-first 'train.py options' [--mdlm-first-share 0.2]]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
-# 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, both
+# 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, each
+#    in the forms its weights were trained in (their training.json: tools/train/milestone.py forms;
+#    --sorting-form / --counting-form change both models' from here on), both
 #    models at once on the same GPU (bf16 autocast, batch 256, data made by worker processes),
 #    each on a wall-time budget (curve points and checkpoints count) with a cosine schedule fitted
 #    to it; --ar-minutes 0 keeps the shipped guider and trains the MDLM alone, --mdlm-minutes 0 keeps
@@ -72,8 +74,8 @@ MDLM_T_POWER=0.5
 MDLM_FROM_AR=0
 MDLM_KIND=mdlm   # mdlm: tiny-mdlm (LLaDA family); dream: tiny-dream (Dream family)
 MIXTURE=""
-SORTING_FORM=columns  # ranked: each copied number labelled with its place; passes: the sort written out (docs/models.md §4)
-COUNTING_FORM=spelled  # echoed / marked / starred / paired: the asked letter written back, matches in capitals / starred / judged letter by letter (§4)
+SORTING_FORM=""   # default: each model's own (below); columns / ranked / passes: the sort laid out, each number labelled with its place, written out as passes (docs/models.md §4)
+COUNTING_FORM=""  # default: each model's own; spelled / echoed / marked / starred / paired: the asked letter written back, matches in capitals / starred / judged letter by letter (§4)
 MDLM_DIGIT_SUFFIX=0   # train.py --digit-suffix: the end of a decode, only digits hidden after the cut (§5)
 MDLM_SUFFIX_MASK=0.7  # train.py --suffix-mask: the share of sequences masked from a random cut on (§5)
 MDLM_DECODE_ORDER=0   # train.py --decode-order-mask: the share masked in the model's own decode order (§5)
@@ -99,8 +101,8 @@ while [ $# -gt 0 ]; do
     --mdlm-from-ar) MDLM_FROM_AR=1; shift ;;
     --mdlm-dream) MDLM_KIND=dream; shift ;;
     --mixture) MIXTURE="$2"; shift 2 ;;  # train.py --family-weights of both models
-    --sorting-form) SORTING_FORM="$2"; shift 2 ;;  # train.py --sorting-form of both models
-    --counting-form) COUNTING_FORM="$2"; shift 2 ;;  # train.py --counting-form of both models
+    --sorting-form) SORTING_FORM="$2"; shift 2 ;;  # train.py --sorting-form of both models, from here on
+    --counting-form) COUNTING_FORM="$2"; shift 2 ;;  # train.py --counting-form of both models, from here on
     --mdlm-digit-suffix) MDLM_DIGIT_SUFFIX="$2"; shift 2 ;;  # train.py --digit-suffix of the MDLM
     --mdlm-suffix-mask) MDLM_SUFFIX_MASK="$2"; shift 2 ;;  # train.py --suffix-mask of the MDLM
     --mdlm-decode-order-mask) MDLM_DECODE_ORDER="$2"; shift 2 ;;
@@ -139,20 +141,38 @@ if [ -n "$MDLM_FIRST" ]; then
     { echo "gpu_train.sh: --mdlm-first-share is the first phase's share of --mdlm-minutes, above 0 and below 1, not '$MDLM_FIRST_SHARE'; nothing was started" >&2; exit 2; }
 fi
 PY="${PYTHON:-python3}"
+command -v "$PY" >/dev/null || { echo "gpu_train.sh: no Python '$PY' (PYTHON names the one with PyTorch)" >&2; exit 1; }
 
-# The embedded models' mixture and response forms (docs/models.md §4): the multiplication family
-# trains the products of word problems, running_sum their running totals; letter counts are
-# spelled (both shipped models' form). A model left untrained (a budget of 0) keeps the forms it
-# was shipped with: the guider of Guided Diffusion judges a draft in the form it writes itself, so a
-# form change trains both.
+# The embedded models' mixture (docs/models.md §4): the multiplication family trains the products
+# of word problems, running_sum their running totals.
 MIXTURE=${MIXTURE:-addition=0.08,addition4=0.08,subtraction=0.08,multiplication=0.1,running_sum=0.14,word_problem=0.3,sorting=0.12,counting=0.08,story=0.02}
 TRAIN_AR=$(awk -v m="$AR_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
 TRAIN_MDLM=$(awk -v m="$MDLM_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
-if [ "$COUNTING_FORM" != spelled ] && [ "$TRAIN_AR" != "$TRAIN_MDLM" ]; then
-  echo "gpu_train.sh: warning: --counting-form $COUNTING_FORM trains one model only; the other keeps the spelled" \
-       "form, and Guided Diffusion's guider then judges letter counts in another form than the draft's" >&2
+# Each model goes on in the forms its weights were trained in (their training.json, read by
+# milestone.py forms: the response forms, the wordings and the masks a form is learnt with); the
+# script's own options are the scale's (batch, rates, mixture). Continued in another form, a model
+# would unlearn the one it answers in. --sorting-form / --counting-form change both from here on.
+MDLM_SRC="$ROOT/resources/models/tiny-mdlm"
+[ "$MDLM_KIND" = dream ] && [ -f "$ROOT/resources/models/tiny-dream/training.json" ] && MDLM_SRC="$ROOT/resources/models/tiny-dream"
+[ -n "$MDLM_INIT" ] && MDLM_SRC="$MDLM_INIT"
+FORM_CHANGES=()
+[ -n "$SORTING_FORM" ] && FORM_CHANGES+=(--sorting-form "$SORTING_FORM")
+[ -n "$COUNTING_FORM" ] && FORM_CHANGES+=(--counting-form "$COUNTING_FORM")
+if [ ${#FORM_CHANGES[@]} -gt 0 ] && [ "$TRAIN_AR" != "$TRAIN_MDLM" ]; then
+  echo "gpu_train.sh: warning: ${FORM_CHANGES[*]} trains one model only; the other keeps its own form, and" \
+       "Guided Diffusion's guider then judges drafts in another form than it writes" >&2
 fi
-FORMS=(--word-problem-form lines --sorting-form "$SORTING_FORM" --counting-form "$COUNTING_FORM" --varied-wording 0.7)
+forms_of() {  # FOLDER [--only KEY]: its forms as train.py options, after this call's changes
+  "$PY" "$ROOT/tools/train/milestone.py" forms "$@" "${FORM_CHANGES[@]}" ||
+    { echo "gpu_train.sh: cannot read the forms of $1 (its training.json); nothing was started" >&2; exit 2; }
+}
+MDLM_FORM_WORDS=$(forms_of "$MDLM_SRC") || exit 2
+AR_FORM_WORDS=$(forms_of "$ROOT/resources/models/tiny-ar") || exit 2
+read -r -a MDLM_FORMS <<<"$MDLM_FORM_WORDS"
+read -r -a AR_FORMS <<<"$AR_FORM_WORDS"
+MDLM_SORTING_FORM=$(forms_of "$MDLM_SRC" --only sorting_form) || exit 2
+MDLM_COUNTING_FORM=$(forms_of "$MDLM_SRC" --only counting_form) || exit 2
+AR_SORTING_FORM=$(forms_of "$ROOT/resources/models/tiny-ar" --only sorting_form) || exit 2
 CORES=$(nproc)
 # Each run's train.py options but its size, start and folders (those come once the work folder exists).
 # The MDLM gets most of the data workers: its batches are longer (it sees the whole canvas).
@@ -167,16 +187,15 @@ fi
 MDLM_OPTS=(--model "$MDLM_KIND" --device "$DEVICE" --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER"
   --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11
   --suffix-mask "$MDLM_SUFFIX_MASK" --digit-suffix "$MDLM_DIGIT_SUFFIX" --decode-order-mask "$MDLM_DECODE_ORDER"
-  --family-weights "$MIXTURE" "${FORMS[@]}"
+  --family-weights "$MIXTURE" "${MDLM_FORMS[@]}"
   --data-workers "$MDLM_WORKERS" --threads 2
   --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" --ckpt-min 1.5)
 AR_OPTS=(--model ar --size base --device "$DEVICE" --batch "$BATCH" --lr "$AR_LR" --warmup 100 --steps 1000000
-  --minutes "$AR_MIN" --seed 12 --family-weights "$MIXTURE" "${FORMS[@]}"
+  --minutes "$AR_MIN" --seed 12 --family-weights "$MIXTURE" "${AR_FORMS[@]}"
   --data-workers "$AR_WORKERS" --threads 1
   --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" --ckpt-min 1.5)
 # train.py's own rules, checked here (train_options.py needs no PyTorch) rather than by train.py
 # minutes into a lease, once the other run has started beside it.
-command -v "$PY" >/dev/null || { echo "gpu_train.sh: no Python '$PY' (PYTHON names the one with PyTorch)" >&2; exit 1; }
 read -r -a MDLM_FIRST_OPTS <<<"$MDLM_FIRST"
 MDLM_FIRST_OPTS=("${MDLM_OPTS[@]}" "${MDLM_FIRST_OPTS[@]}")
 RUNS="MDLM AR"
@@ -188,6 +207,8 @@ for run in $RUNS; do
       echo "gpu_train.sh: the $run run's train.py options are refused, nothing was started" \
         "(--mdlm-X gives the MDLM train.py's --X, --mixture is --family-weights)" >&2; exit 2; }
 done
+echo "gpu_train.sh: the MDLM's forms: ${MDLM_FORMS[*]}" >&2
+echo "gpu_train.sh: the guider's forms: ${AR_FORMS[*]}" >&2
 mkdir -p "$OUT"
 "$PY" -c "import torch, sentencepiece; assert '$DEVICE' == 'cpu' or torch.cuda.is_available(), 'no CUDA device'" ||
   { echo "gpu_train.sh: needs PyTorch with a CUDA device and sentencepiece" >&2; exit 1; }
@@ -279,9 +300,11 @@ fi
 # The test split and the held-out wordings, for each model trained here (a kept model is as shipped).
 TRAINED_MODELS=$( [ "$TRAIN_MDLM" = 1 ] && echo "$MDLM_NAME"; [ "$TRAIN_AR" = 1 ] && echo tiny-ar; true )
 for m in $TRAINED_MODELS; do
+  sorting_form=$MDLM_SORTING_FORM
+  [ "$m" = tiny-ar ] && sorting_form=$AR_SORTING_FORM
   for split in test heldout; do
     timeout 100 "$PY" "$ROOT/tools/train/eval_py.py" --model "$MODELS/$m" --split "$ROOT/resources/eval/$split.jsonl" \
-      --per-family "$EVAL_N" --device "$DEVICE" --batch 256 --sorting-form "$SORTING_FORM" --predictions "$WORK/result/predictions-$m-$split.jsonl" \
+      --per-family "$EVAL_N" --device "$DEVICE" --batch 256 --sorting-form "$sorting_form" --predictions "$WORK/result/predictions-$m-$split.jsonl" \
       >"$WORK/eval-$m-$split.txt" 2>&1 ||
       echo "!! eval of $m on $split did not finish" >>"$WORK/eval-$m-$split.txt" &
   done
@@ -295,10 +318,10 @@ done
 # only (the probes read unshifted logits).
 if [ "$TRAIN_MDLM" = 1 ] && [ "$MDLM_KIND" = mdlm ]; then
   SORT_PROBE=sorting_lookup.py  # the column form's lookup; the passes form's comparison of neighbours
-  [ "$SORTING_FORM" = passes ] && SORT_PROBE=sorting_passes.py
+  [ "$MDLM_SORTING_FORM" = passes ] && SORT_PROBE=sorting_passes.py
   { timeout 150 "$PY" "$ROOT/tools/train/$SORT_PROBE" --model "$MODELS/$MDLM_NAME" --n 20 >"$WORK/eval-$MDLM_NAME-sort.txt" 2>&1 ||
     echo "!! the sorting probe ($SORT_PROBE) of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-sort.txt"; } &
-  { timeout 150 "$PY" "$ROOT/tools/train/letter_compare.py" --model "$MODELS/$MDLM_NAME" --form "$COUNTING_FORM" \
+  { timeout 150 "$PY" "$ROOT/tools/train/letter_compare.py" --model "$MODELS/$MDLM_NAME" --form "$MDLM_COUNTING_FORM" \
     >"$WORK/eval-$MDLM_NAME-letters.txt" 2>&1 || echo "!! letter comparison of $MDLM_NAME did not finish" >>"$WORK/eval-$MDLM_NAME-letters.txt"; } &
 fi
 wait

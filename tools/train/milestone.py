@@ -14,6 +14,7 @@ recipe that folder was trained in: its forms, masking and mixture, read from its
   /usr/bin/python3 tools/train/milestone.py continue resources/models/tiny-mdlm --minutes 100 --run
   /usr/bin/python3 tools/train/milestone.py continue resources/models/tiny-ar --minutes 60 \
       --sorting-form passes --max-len 464      # a form changed: the recipe from here on
+  /usr/bin/python3 tools/train/milestone.py forms resources/models/tiny-mdlm   # its forms as train.py options
 """
 import argparse
 import json
@@ -46,6 +47,13 @@ OVERRIDABLE = ["lr", "family_weights", "sorting_form", "counting_form", "max_len
                "absent_letter_prob"]
 # An override outside the recipe would be taken on the command line and then dropped unsaid.
 assert set(OVERRIDABLE) <= set(RECIPE), sorted(set(OVERRIDABLE) - set(RECIPE))
+# What the weights were trained to read and write: the corpus's forms and wordings and the masks a
+# form is learnt with. A run at another scale (gpu_train.sh: its own batch, rates and mixture)
+# keeps these, or it would train the model out of the forms it answers in.
+FORMS = ["word_problem_form", "sorting_form", "counting_form", "aligned_arithmetic", "varied_wording",
+         "aside_prob", "filler_prob", "free_letter_prob", "count_weight", "comparison_mask", "verdicts_shown",
+         "total_mask", "absent_letter_prob"]
+assert set(FORMS) <= set(RECIPE), sorted(set(FORMS) - set(RECIPE))
 # A CPU step: 4 batches of 32 (batches of 32 are the fastest per example on a CPU, train.py --accum),
 # shared by two one-thread processes (1.86x one process on two cores, train.py --processes).
 CPU_STEP = {"batch": 32, "accum": 4, "warmup": 20, "threads": 1, "ckpt_min": 10, "val_every": 100, "steps": 100000}
@@ -98,6 +106,36 @@ def flag(name, value):
     if isinstance(value, bool):
         return [opt] if value else []
     return [opt, str(value)]
+
+
+# The options a letter-count form is learnt with: another counting form starts from train.py's
+# defaults for them (the paired form's verdicts mean nothing in another).
+COUNTING_MASKS = ["free_letter_prob", "count_weight", "comparison_mask", "verdicts_shown", "total_mask",
+                  "absent_letter_prob"]
+assert set(COUNTING_MASKS) <= set(FORMS), sorted(set(COUNTING_MASKS) - set(FORMS))
+
+
+def forms_command(a):
+    """Print the train.py options of FORMS as the folder's last phase had them, one line of shell
+    words (or --only KEY's value alone); --sorting-form / --counting-form change them from here on."""
+    phases = history(read_training(a.folder).get("args") or {})
+    if not phases:
+        fail(f"{a.folder}/training.json has no training args to read the forms from")
+    last = dict(phases[0])
+    if a.sorting_form:
+        last["sorting_form"] = a.sorting_form
+    if a.counting_form and a.counting_form != last.get("counting_form"):
+        last["counting_form"] = a.counting_form
+        for key in COUNTING_MASKS:
+            last.pop(key, None)
+    if a.only:
+        print(last.get(a.only) or "")
+        return
+    words = []
+    for key in FORMS:
+        if last.get(key) is not None and last.get(key) != "":
+            words += flag(key, last[key])
+    print(" ".join(shlex.quote(w) for w in words))
 
 
 def continue_command(a):
@@ -158,8 +196,15 @@ def main():
     c.add_argument("--name", help="build-train/<name> holds the run (default: the folder's name + -s<seed>)")
     c.add_argument("--work", help="the run's folder (default build-train/<name>)")
     c.add_argument("--run", action="store_true", help="run it (default: print it)")
+    f = sub.add_parser("forms", help="the train.py options of the forms FOLDER's weights were trained in")
+    f.add_argument("folder")
+    f.add_argument("--only", choices=FORMS, help="print this one's value alone")
+    for key in ("sorting_form", "counting_form"):
+        act = train_actions[key]
+        f.add_argument("--" + key.replace("_", "-"), choices=act.choices,
+                       help=f"{act.help or ''} (from here on; another counting form drops the masks of the folder's)")
     a = ap.parse_args()
-    keep(a) if a.cmd == "keep" else continue_command(a)
+    {"keep": keep, "continue": continue_command, "forms": forms_command}[a.cmd](a)
 
 
 if __name__ == "__main__":
