@@ -164,7 +164,7 @@ if [ ${#FORM_CHANGES[@]} -gt 0 ] && [ "$TRAIN_AR" != "$TRAIN_MDLM" ]; then
 fi
 forms_of() {  # FOLDER [--only KEY]: its forms as train.py options, after this call's changes
   "$PY" "$ROOT/tools/train/milestone.py" forms "$@" "${FORM_CHANGES[@]}" ||
-    { echo "gpu_train.sh: cannot read the forms of $1 (its training.json); nothing was started" >&2; exit 2; }
+    { echo "gpu_train.sh: cannot take the forms of $1 (from its training.json, with the forms named here); nothing was started" >&2; exit 2; }
 }
 MDLM_FORM_WORDS=$(forms_of "$MDLM_SRC") || exit 2
 AR_FORM_WORDS=$(forms_of "$ROOT/resources/models/tiny-ar") || exit 2
