@@ -108,6 +108,15 @@ def flag(name, value):
     return [opt, str(value)]
 
 
+def options(values, keys):
+    """train.py's options for the `keys` that have a value in `values` (unset and empty ones left out)."""
+    out = []
+    for key in keys:
+        if values.get(key) is not None and values.get(key) != "":
+            out += flag(key, values[key])
+    return out
+
+
 # The options a letter-count form is learnt with: another counting form starts from train.py's
 # defaults for them (the paired form's verdicts mean nothing in another).
 COUNTING_MASKS = ["free_letter_prob", "count_weight", "comparison_mask", "verdicts_shown", "total_mask",
@@ -131,11 +140,7 @@ def forms_command(a):
     if a.only:
         print(last.get(a.only) or "")
         return
-    words = []
-    for key in FORMS:
-        if last.get(key) is not None and last.get(key) != "":
-            words += flag(key, last[key])
-    print(" ".join(shlex.quote(w) for w in words))
+    print(" ".join(shlex.quote(w) for w in options(last, FORMS)))
 
 
 def continue_command(a):
@@ -154,10 +159,7 @@ def continue_command(a):
     # What the command line changes of the recipe: a form changed is a new recipe from here on.
     # The recipe keys this command takes as options (argparse names them as train.py does).
     given = {key: getattr(a, key, None) for key in RECIPE}
-    for key in RECIPE:
-        value = given[key] if given.get(key) is not None else last.get(key)
-        if value is not None and value != "":
-            cmd += flag(key, value)
+    cmd += options({key: given[key] if given.get(key) is not None else last.get(key) for key in RECIPE}, RECIPE)
     for key, value in CPU_STEP.items():
         cmd += flag(key, value)
     cmd += flag("processes", a.processes)
