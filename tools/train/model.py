@@ -96,7 +96,10 @@ class LLaDABlock(nn.Module):
         self.up_proj = nn.Linear(d, ff, bias=False)
         self.ff_out = nn.Linear(ff, d, bias=False)
 
-    def forward(self, x, cos, sin, key_mask=None):
+    def forward(self, x, cos, sin, key_mask=None, capture=None, stale=None):
+        """capture: a list this layer's K/V (after RoPE) are appended to; stale: (k, v, where) with
+        where [B, N] bool: those columns' K/V are replaced by the given ones, as an engine's cache
+        serves a SureLock-locked position its K/V from the step it locked."""
         B, N, D = x.shape
         hd = D // self.nh
         h = self.attn_norm(x)
@@ -104,6 +107,12 @@ class LLaDABlock(nn.Module):
         k = self.k_proj(h).view(B, N, self.nkv, hd).transpose(1, 2)
         v = self.v_proj(h).view(B, N, self.nkv, hd).transpose(1, 2)
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        if capture is not None:
+            capture.append((k.detach(), v.detach()))
+        if stale is not None:
+            k_old, v_old, where = stale
+            w = where[:, None, :, None]
+            k, v = torch.where(w, k_old, k), torch.where(w, v_old, v)
         if self.nkv != self.nh:  # grouped-query attention: head h reads key/value head h // (nh / nkv)
             k = k.repeat_interleave(self.nh // self.nkv, dim=1)
             v = v.repeat_interleave(self.nh // self.nkv, dim=1)
@@ -147,15 +156,18 @@ class LLaDA(nn.Module):
             else:
                 nn.init.normal_(p, 0, std)
 
-    def hidden(self, ids, key_mask=None):
+    def hidden(self, ids, key_mask=None, capture=None, stale=None):
         """key_mask [B, N] bool: False hides a column from every row (canvases of several lengths
-        right-padded into one batch; the positions of the real tokens are unchanged)."""
+        right-padded into one batch; the positions of the real tokens are unchanged).
+        capture: a list that receives every layer's (K, V); stale: (that list, where [B, N] bool):
+        the columns of `where` attend with those K/V instead of their own (LLaDABlock.forward)."""
         t = self.transformer
         x = t.wte(ids)
         hd = self.c["d_model"] // self.c["n_heads"]
         cos, sin = rope_cache(ids.shape[1], hd, self.c["rope_theta"], ids.device)
-        for b in t.blocks:
-            x = b(x, cos, sin, key_mask)
+        for i, b in enumerate(t.blocks):
+            layer_stale = None if stale is None else (*stale[0][i], stale[1])
+            x = b(x, cos, sin, key_mask, capture, layer_stale)
         return t.ln_f(x)
 
     def head(self, h):

@@ -211,13 +211,16 @@ def digit_ids():
     return _DIGITS
 
 
-def decode_order_mask(model, ids, is_resp, gen):
+def decode_order_mask(model, ids, is_resp, gen, stale_share=0.0):
     """The masks a low-confidence decode meets on these sequences' responses: one forward of the model
     on each fully masked response ranks its positions by confidence (the top probability, the rule
     the LLaDA sampler reveals by), the k most confident show their true tokens (k uniform over
     0 .. length - 1), the rest stay masked. Uniform masks rarely show that state: a sorted list's
     leading digits written and their last digits to be looked up, a word problem's words and
-    operands written and its sums to be computed."""
+    operands written and its sums to be computed.
+
+    With stale_share > 0 it also returns which sequences (that share) get an earlier state of the
+    same decode, and that state's masks: the j most confident shown, j uniform over 0 .. k - 1."""
     n, T = ids.shape
     resp = is_resp.cpu()
     blank = torch.where(resp.to(ids.device), torch.full_like(ids, C.MASK), ids)
@@ -232,12 +235,42 @@ def decode_order_mask(model, ids, is_resp, gen):
     conf = torch.where(resp, conf + 1e-6 * torch.rand((n, T), generator=gen), torch.full((n, T), -1.0))
     rank = conf.argsort(1, descending=True).argsort(1)
     shown = (torch.rand(n, generator=gen) * resp.sum(1).float()).long()
-    return resp & (rank >= shown[:, None])
+    masked = resp & (rank >= shown[:, None])
+    if stale_share <= 0:
+        return masked
+    stale = torch.rand(n, generator=gen) < stale_share
+    shown_before = (torch.rand(n, generator=gen) * shown.float()).long()
+    return masked, stale, resp & (rank >= shown_before[:, None])
+
+
+def stale_columns(model, ids, earlier_masked, rows, gen):
+    """The K/V a SureLock decode serves for positions locked at an earlier step: `rows` of the batch
+    run once (no gradient) in their earlier state (`earlier_masked` hidden), and each position
+    shown there (the prompt included) keeps that state's K/V with probability f, f uniform over
+    0.5 .. 1 per sequence (a decode locks only the positions that have settled). Returns
+    (every layer's (K, V) for the whole batch, where [B, T] bool) for model.hidden(stale=...)."""
+    B, T = ids.shape
+    sub = ids[rows.to(ids.device)]
+    earlier = torch.where(earlier_masked.to(ids.device), torch.full_like(sub, C.MASK), sub)
+    layers = []
+    with torch.no_grad():
+        model.hidden(earlier, capture=layers)
+    full = []
+    for k, v in layers:
+        k_all = torch.zeros((B,) + tuple(k.shape[1:]), dtype=k.dtype, device=k.device)
+        v_all = torch.zeros_like(k_all)
+        k_all[rows.to(ids.device)], v_all[rows.to(ids.device)] = k, v
+        full.append((k_all, v_all))
+    keep = 0.5 + 0.5 * torch.rand(int(rows.sum()), generator=gen)
+    shown = ~earlier_masked & (torch.rand(earlier_masked.shape, generator=gen) < keep[:, None])
+    where = torch.zeros(B, T, dtype=torch.bool)
+    where[rows] = shown
+    return full, where.to(ids.device)
 
 
 def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_digit_prob=0.0, prompt_noise_prob=0.0,
               digit_suffix_prob=0.0, order_prob=0.0, count_weight=1.0, comparison_prob=0.0,
-              verdicts_shown_prob=0.0, total_prob=0.0):
+              verdicts_shown_prob=0.0, total_prob=0.0, stale_kv_prob=0.0):
     """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
     masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
     CE on masked tokens weighted 1/p, normalised by the response length, mean over batch.
@@ -294,6 +327,13 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     ("1 + 0 + 1 = 1"); random masks mostly hide some of the counts the total is made of. Its masked
     tokens' CE is averaged per sequence.
 
+    With stale_kv_prob > 0, that share of the decode-order sequences attends to the positions its
+    decode showed earlier with the K/V of that earlier state (stale_columns), as SureLock's cache
+    serves a locked position: the results a decode computes last are learnt from operands whose
+    deeper K/V were computed while the lines they copy were still masked, the state in which a
+    SureLock decode of a word problem wrote "0007 + 0189 = 00186" where the plain decode wrote
+    00196. LLaDA models only.
+
     A shifted-logit model (Dream) is scored as it decodes: masked token i from row i - 1 (the
     prompt is never masked, so row 0 is never a target)."""
     B, T = ids.shape
@@ -321,8 +361,16 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
         sfx_p = torch.where(after, torch.ones(B, T), pre[:, None].expand(B, T))
         pm_tok = torch.where(suffix[:, None], sfx_p, pm_tok)
     masked = (r < pm_tok) & is_resp
+    stale_rows = torch.zeros(B, dtype=torch.bool)
     if bool(order.any()):
-        masked[order] = decode_order_mask(model, ids[order.to(ids.device)], is_resp[order], gen)
+        if stale_kv_prob > 0:
+            by_order, stale_of_order, earlier = decode_order_mask(model, ids[order.to(ids.device)], is_resp[order],
+                                                                  gen, stale_kv_prob)
+            masked[order] = by_order
+            stale_rows[order] = stale_of_order
+            earlier_masked = earlier[stale_of_order]
+        else:
+            masked[order] = decode_order_mask(model, ids[order.to(ids.device)], is_resp[order], gen)
     compare = torch.zeros(B, dtype=torch.bool)
     if comparison_prob > 0:
         shown = None
@@ -368,6 +416,8 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
         # its right a few at a time (validation always reads the full bidirectional model).
         allow = torch.ones(T, T, dtype=torch.bool).tril() | (torch.rand((T, T), generator=gen) < share)
         h = model.hidden(noisy, allow=allow.to(ids.device))
+    elif bool(stale_rows.any()):
+        h = model.hidden(noisy, stale=stale_columns(model, ids, earlier_masked, stale_rows, gen))
     else:
         h = model.hidden(noisy)
     if getattr(model, "shifted_logits", False):  # same order as ids[masked]: column 0 is never masked
@@ -603,7 +653,7 @@ def run(rank, a):
     lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask,
                                            a.prompt_digit_noise, a.digit_suffix, a.decode_order_mask,
                                            a.count_weight, a.comparison_mask, a.verdicts_shown,
-                                           a.total_mask)) if diffusion else ar_loss
+                                           a.total_mask, a.stale_kv)) if diffusion else ar_loss
     data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers, weights=a.family_weight_map)
     vb = val_batches(4, 64, a.max_len)
 

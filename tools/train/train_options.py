@@ -15,7 +15,8 @@ import corpus  # noqa: E402
 
 # The options that are a share, and of what.
 SHARES = {"suffix_mask": "sequences", "prompt_digit_mask": "sequences", "prompt_digit_noise": "sequences",
-          "digit_suffix": "sequences", "decode_order_mask": "sequences", "long_prob": "batches",
+          "digit_suffix": "sequences", "decode_order_mask": "sequences", "stale_kv": "decode-order-masked sequences",
+          "long_prob": "batches",
           "aside_prob": "composed questions", "filler_prob": "arithmetic question cores",
           "free_letter_prob": "composed letter counts", "comparison_mask": "letter counts",
           "verdicts_shown": "comparison-masked letter counts", "total_mask": "letter counts",
@@ -97,6 +98,10 @@ def parser():
                     help="MDLM: share of sequences masked in the order a low-confidence decode reveals them: the "
                          "model ranks the fully masked response's positions by confidence, its k most confident "
                          "are shown (k uniform), the rest masked (see decode_order_mask)")
+    ap.add_argument("--stale-kv", type=float, default=0.0, metavar="SHARE",
+                    help="MDLM (LLaDA): share of the decode-order-masked sequences that attend to the positions "
+                         "shown at an earlier state of the same decode with that state's K/V, as SureLock's cache "
+                         "serves its locked positions (see stale_columns)")
     ap.add_argument("--aligned-arithmetic", nargs="?", const="max", default="fixed", choices=["plain", "max", "fixed"],
                     help="worked arithmetic lines (corpus.ALIGNED): fixed (the embedded models' form) = zero-padded "
                     "to the family's widest operand (074 + 064 = 0138); max = to the wider operand (023 + 516 = "
@@ -159,6 +164,9 @@ def parse(ap, argv=None):
     if a.decode_order_mask and not diffusion:
         ap.error("--decode-order-mask masks an MDLM's response as its decode reveals it: use it with --model mdlm "
                  "or dream")
+    if a.stale_kv and (a.model != "mdlm" or not a.decode_order_mask):
+        ap.error("--stale-kv serves decode-order-masked sequences earlier K/V, as SureLock's cache does: use it "
+                 "with --model mdlm and --decode-order-mask > 0")
     if a.init_from_ar and not (a.model == "dream" or (a.model == "mdlm" and a.size == "adapted")):
         ap.error("--init-from-ar starts an MDLM of the guider's shape: use it with --model dream or "
                  "--model mdlm --size adapted")
