@@ -211,7 +211,7 @@ def digit_ids():
     return _DIGITS
 
 
-def decode_order_mask(model, ids, is_resp, gen, stale_share=0.0):
+def decode_order_mask(model, ids, is_resp, gen):
     """The masks a low-confidence decode meets on these sequences' responses: one forward of the model
     on each fully masked response ranks its positions by confidence (the top probability, the rule
     the LLaDA sampler reveals by), the k most confident show their true tokens (k uniform over
@@ -219,8 +219,8 @@ def decode_order_mask(model, ids, is_resp, gen, stale_share=0.0):
     leading digits written and their last digits to be looked up, a word problem's words and
     operands written and its sums to be computed.
 
-    With stale_share > 0 it also returns which sequences (that share) get an earlier state of the
-    same decode, and that state's masks: the j most confident shown, j uniform over 0 .. k - 1."""
+    Returns the masks and the ranking they were cut from (0 = most confident), from which
+    earlier_decode_mask reads an earlier state of the same decode."""
     n, T = ids.shape
     resp = is_resp.cpu()
     blank = torch.where(resp.to(ids.device), torch.full_like(ids, C.MASK), ids)
@@ -235,12 +235,17 @@ def decode_order_mask(model, ids, is_resp, gen, stale_share=0.0):
     conf = torch.where(resp, conf + 1e-6 * torch.rand((n, T), generator=gen), torch.full((n, T), -1.0))
     rank = conf.argsort(1, descending=True).argsort(1)
     shown = (torch.rand(n, generator=gen) * resp.sum(1).float()).long()
-    masked = resp & (rank >= shown[:, None])
-    if stale_share <= 0:
-        return masked
-    stale = torch.rand(n, generator=gen) < stale_share
-    shown_before = (torch.rand(n, generator=gen) * shown.float()).long()
-    return masked, stale, resp & (rank >= shown_before[:, None])
+    return resp & (rank >= shown[:, None]), rank
+
+
+def earlier_decode_mask(masked, rank, is_resp, gen):
+    """An earlier state of the decode decode_order_mask cut `masked` from: of the k positions shown
+    there, the j most confident stay shown (j uniform over 0 .. k - 1), every other response
+    position is masked."""
+    resp = is_resp.cpu()
+    shown = (resp & ~masked).sum(1)
+    shown_before = (torch.rand(len(shown), generator=gen) * shown.float()).long()
+    return resp & (rank >= shown_before[:, None])
 
 
 def stale_columns(model, ids, earlier_masked, rows, gen):
@@ -250,16 +255,16 @@ def stale_columns(model, ids, earlier_masked, rows, gen):
     0.5 .. 1 per sequence (a decode locks only the positions that have settled). Returns
     (every layer's (K, V) for the whole batch, where [B, T] bool) for model.hidden(stale=...)."""
     B, T = ids.shape
-    sub = ids[rows.to(ids.device)]
+    on_device = rows.to(ids.device)
+    sub = ids[on_device]
     earlier = torch.where(earlier_masked.to(ids.device), torch.full_like(sub, C.MASK), sub)
     layers = []
     with torch.no_grad():
         model.hidden(earlier, capture=layers)
     full = []
-    for k, v in layers:
-        k_all = torch.zeros((B,) + tuple(k.shape[1:]), dtype=k.dtype, device=k.device)
-        v_all = torch.zeros_like(k_all)
-        k_all[rows.to(ids.device)], v_all[rows.to(ids.device)] = k, v
+    for k, v in layers:  # the other sequences' entries are never read (`where` is False there)
+        k_all, v_all = k.new_zeros((B,) + k.shape[1:]), v.new_zeros((B,) + v.shape[1:])
+        k_all[on_device], v_all[on_device] = k, v
         full.append((k_all, v_all))
     keep = 0.5 + 0.5 * torch.rand(int(rows.sum()), generator=gen)
     shown = ~earlier_masked & (torch.rand(earlier_masked.shape, generator=gen) < keep[:, None])
@@ -361,16 +366,14 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
         sfx_p = torch.where(after, torch.ones(B, T), pre[:, None].expand(B, T))
         pm_tok = torch.where(suffix[:, None], sfx_p, pm_tok)
     masked = (r < pm_tok) & is_resp
-    stale_rows = torch.zeros(B, dtype=torch.bool)
+    stale_rows, earlier_masked = torch.zeros(B, dtype=torch.bool), None
     if bool(order.any()):
+        by_order, rank = decode_order_mask(model, ids[order.to(ids.device)], is_resp[order], gen)
+        masked[order] = by_order
         if stale_kv_prob > 0:
-            by_order, stale_of_order, earlier = decode_order_mask(model, ids[order.to(ids.device)], is_resp[order],
-                                                                  gen, stale_kv_prob)
-            masked[order] = by_order
+            stale_of_order = torch.rand(len(by_order), generator=gen) < stale_kv_prob
             stale_rows[order] = stale_of_order
-            earlier_masked = earlier[stale_of_order]
-        else:
-            masked[order] = decode_order_mask(model, ids[order.to(ids.device)], is_resp[order], gen)
+            earlier_masked = earlier_decode_mask(by_order, rank, is_resp[order], gen)[stale_of_order]
     compare = torch.zeros(B, dtype=torch.bool)
     if comparison_prob > 0:
         shown = None
