@@ -187,6 +187,13 @@ def save_safetensors(path, tensors, metadata=None):
     os.replace(tmp, path)
 
 
+def safetensors_metadata(path):
+    """The header's __metadata__ (format, step, kind), which load_safetensors leaves out."""
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        return dict(json.loads(f.read(n)).get("__metadata__") or {})
+
+
 def load_safetensors(path):
     with open(path, "rb") as f:
         n = struct.unpack("<Q", f.read(8))[0]
