@@ -87,7 +87,8 @@ assert torch.isfinite(loss) and all(torch.isfinite(p.grad).all() for p in net.pa
 rows = seen["rows"]
 assert 0 < int(rows.sum()) < 32, f"{int(rows.sum())} of 32 sequences stale: expected some, not all"
 hidden_now = net.last_input == C.MASK
-hidden_before = seen["earlier"]
+assert seen["earlier"].shape[0] == 1, "one earlier state by default"
+hidden_before = seen["earlier"][0]
 assert bool((hidden_now[rows] <= hidden_before).all()), "the earlier state shows a position the current state hides"
 assert bool((hidden_before[:, :P] == False).all()), "the earlier state hid part of the prompt"
 where = seen["where"]
@@ -95,8 +96,42 @@ assert not bool(where[~rows].any()), "a sequence that is not stale got stale col
 assert bool((where[rows] <= ~hidden_before).all()), "a stale column is one the earlier state hid"
 assert bool(where[rows][:, :P].any()), "no prompt column kept its earlier K/V"
 
+# Several earlier states: nested (each shows what the one before showed, and no more than now), and
+# every stale column gets the K/V of the first state that showed it.
+net.zero_grad()
+loss, ce, n = train.mdlm_loss(net, ids, is_resp, torch.Generator().manual_seed(6), order_prob=1.0,
+                              stale_kv_prob=1.0, stale_kv_states=3)
+loss.backward()
+assert torch.isfinite(loss), loss
+states, rows = seen["earlier"], seen["rows"]
+assert states.shape[0] == 3 and bool(rows.all()), (states.shape, int(rows.sum()))
+hidden_now = net.last_input == C.MASK
+for s in range(2):
+    assert bool((states[s + 1] <= states[s]).all()), f"state {s + 1} hides a position state {s} showed"
+assert bool((hidden_now <= states[2]).all()), "the latest earlier state shows a position hidden now"
+assert bool((states[0] != states[2]).any()), "the three states are one"
+with torch.no_grad():
+    full, where = train.stale_columns(net, ids, states, rows, torch.Generator().manual_seed(1))
+    captured = []
+    for state in states:
+        layers = []
+        net.hidden(torch.where(state, torch.full_like(ids, C.MASK), ids), capture=layers)
+        captured.append(layers)
+first = (~states).float().argmax(0)
+checked = 0
+for b, pos in where.nonzero().tolist()[::7]:
+    s = int(first[b, pos])
+    assert bool(~states[s][b, pos]) and (s == 0 or bool(states[s - 1][b, pos])), "not the first state showing it"
+    for layer in (0, len(full) - 1):
+        assert torch.equal(full[layer][0][b, :, pos], captured[s][layer][0][b, :, pos]), (b, pos, s, layer)
+        assert torch.equal(full[layer][1][b, :, pos], captured[s][layer][1][b, :, pos]), (b, pos, s, layer)
+    checked += s > 0
+assert checked > 0, "no stale column came from a later state"
+
 for extra in (["--model", "mdlm", "--stale-kv", "0.5"], ["--model", "dream", "--decode-order-mask", "0.4", "--stale-kv", "0.5"],
-              ["--model", "ar", "--stale-kv", "0.5"]):
+              ["--model", "ar", "--stale-kv", "0.5"],
+              ["--model", "mdlm", "--decode-order-mask", "0.4", "--stale-kv-states", "2"],
+              ["--model", "mdlm", "--decode-order-mask", "0.4", "--stale-kv", "0.5", "--stale-kv-states", "0"]):
     r = subprocess.run([sys.executable, os.path.join(sys.argv[1], "train.py"), *extra], capture_output=True, text=True)
     assert r.returncode == 2 and "--stale-kv" in r.stderr, (extra, r.returncode, r.stderr[-300:])
 print("ok: captured K/V replay exactly, a first layer's never go stale, deeper ones do; only decode-order "

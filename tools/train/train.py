@@ -238,36 +238,48 @@ def decode_order_mask(model, ids, is_resp, gen):
     return resp & (rank >= shown[:, None]), rank
 
 
-def earlier_decode_mask(masked, rank, is_resp, gen):
-    """An earlier state of the decode decode_order_mask cut `masked` from: of the k positions shown
-    there, the j most confident stay shown (j uniform over 0 .. k - 1), every other response
-    position is masked."""
+def earlier_decode_mask(masked, rank, is_resp, gen, states=1):
+    """Earlier states of the decode decode_order_mask cut `masked` from, [states, B, T], earliest
+    first: of the k positions shown there, state s keeps the j_s most confident shown (the j_s
+    drawn uniform over 0 .. k - 1 and sorted, so each state shows what the one before showed),
+    every other response position masked."""
     resp = is_resp.cpu()
     shown = (resp & ~masked).sum(1)
-    shown_before = (torch.rand(len(shown), generator=gen) * shown.float()).long()
-    return resp & (rank >= shown_before[:, None])
+    cuts = (torch.rand(len(shown), states, generator=gen) * shown.float()[:, None]).long().sort(1).values
+    return torch.stack([resp & (rank >= cuts[:, s, None]) for s in range(states)])
 
 
 def stale_columns(model, ids, earlier_masked, rows, gen):
-    """The K/V a SureLock decode serves for positions locked at an earlier step: `rows` of the batch
-    run once (no gradient) in their earlier state (`earlier_masked` hidden), and each position
-    shown there (the prompt included) keeps that state's K/V with probability f, f uniform over
-    0.5 .. 1 per sequence (a decode locks only the positions that have settled). Returns
-    (every layer's (K, V) for the whole batch, where [B, T] bool) for model.hidden(stale=...)."""
+    """The K/V a SureLock decode serves for positions locked at earlier steps: `rows` of the batch
+    run once per earlier state (no gradient; earlier_masked [S, R, T], earliest first, each hiding
+    what it hid), and each position shown there (the prompt included) keeps the K/V of the first
+    state that showed it, as a decode's cache keeps a position's K/V from about the step it
+    revealed and locked it; each with probability f, f uniform over 0.5 .. 1 per sequence (a
+    decode locks only the positions that have settled). Returns (every layer's (K, V) for the
+    whole batch, where [B, T] bool) for model.hidden(stale=...)."""
     B, T = ids.shape
     on_device = rows.to(ids.device)
     sub = ids[on_device]
-    earlier = torch.where(earlier_masked.to(ids.device), torch.full_like(sub, C.MASK), sub)
-    layers = []
+    shown_in = ~earlier_masked.to(ids.device)                  # [S, R, T]
+    first = shown_in.float().argmax(0)                          # the first state that shows each position
+    per_state = []
     with torch.no_grad():
-        model.hidden(earlier, capture=layers)
+        for state in earlier_masked.to(ids.device):
+            layers = []
+            model.hidden(torch.where(state, torch.full_like(sub, C.MASK), sub), capture=layers)
+            per_state.append(layers)
     full = []
-    for k, v in layers:  # the other sequences' entries are never read (`where` is False there)
+    for layer in range(len(per_state[0])):
+        k, v = per_state[0][layer]
+        for s in range(1, len(per_state)):
+            pick = (first == s)[:, None, :, None]
+            k, v = torch.where(pick, per_state[s][layer][0], k), torch.where(pick, per_state[s][layer][1], v)
+        # The other sequences' entries are never read (`where` is False there).
         k_all, v_all = k.new_zeros((B,) + k.shape[1:]), v.new_zeros((B,) + v.shape[1:])
         k_all[on_device], v_all[on_device] = k, v
         full.append((k_all, v_all))
     keep = 0.5 + 0.5 * torch.rand(int(rows.sum()), generator=gen)
-    shown = ~earlier_masked & (torch.rand(earlier_masked.shape, generator=gen) < keep[:, None])
+    shown = shown_in[-1].cpu() & (torch.rand(earlier_masked.shape[1:], generator=gen) < keep[:, None])
     where = torch.zeros(B, T, dtype=torch.bool)
     where[rows] = shown
     return full, where.to(ids.device)
@@ -275,7 +287,7 @@ def stale_columns(model, ids, earlier_masked, rows, gen):
 
 def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_digit_prob=0.0, prompt_noise_prob=0.0,
               digit_suffix_prob=0.0, order_prob=0.0, count_weight=1.0, comparison_prob=0.0,
-              verdicts_shown_prob=0.0, total_prob=0.0, stale_kv_prob=0.0):
+              verdicts_shown_prob=0.0, total_prob=0.0, stale_kv_prob=0.0, stale_kv_states=1):
     """LLaDA SFT loss: prompt never masked; each response token (incl. <|endoftext|> tail)
     masked with prob p = (1-eps) t + eps, t ~ U(0,1) (stratified over the batch);
     CE on masked tokens weighted 1/p, normalised by the response length, mean over batch.
@@ -337,7 +349,9 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
     serves a locked position: the results a decode computes last are learnt from operands whose
     deeper K/V were computed while the lines they copy were still masked, the state in which a
     SureLock decode of a word problem wrote "0007 + 0189 = 00186" where the plain decode wrote
-    00196. LLaDA models only.
+    00196. stale_kv_states > 1 draws that many earlier states and serves each position the K/V of
+    the first one that showed it: a decode locks positions one by one, each soon after it is
+    revealed. LLaDA models only.
 
     A shifted-logit model (Dream) is scored as it decodes: masked token i from row i - 1 (the
     prompt is never masked, so row 0 is never a target)."""
@@ -373,7 +387,7 @@ def mdlm_loss(model, ids, is_resp, gen, t_power=1.0, suffix_prob=0.0, prompt_dig
         if stale_kv_prob > 0:
             stale_of_order = torch.rand(len(by_order), generator=gen) < stale_kv_prob
             stale_rows[order] = stale_of_order
-            earlier_masked = earlier_decode_mask(by_order, rank, is_resp[order], gen)[stale_of_order]
+            earlier_masked = earlier_decode_mask(by_order, rank, is_resp[order], gen, stale_kv_states)[:, stale_of_order]
     compare = torch.zeros(B, dtype=torch.bool)
     if comparison_prob > 0:
         shown = None
@@ -656,7 +670,7 @@ def run(rank, a):
     lossfn = (lambda m, i, r, g: mdlm_loss(m, i, r, g, a.t_power, a.suffix_mask, a.prompt_digit_mask,
                                            a.prompt_digit_noise, a.digit_suffix, a.decode_order_mask,
                                            a.count_weight, a.comparison_mask, a.verdicts_shown,
-                                           a.total_mask, a.stale_kv)) if diffusion else ar_loss
+                                           a.total_mask, a.stale_kv, a.stale_kv_states)) if diffusion else ar_loss
     data = Data(a.seed, a.batch, a.long_prob, a.max_len, workers=a.data_workers, weights=a.family_weight_map)
     vb = val_batches(4, 64, a.max_len)
 

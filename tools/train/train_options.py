@@ -102,6 +102,10 @@ def parser():
                     help="MDLM (LLaDA): share of the decode-order-masked sequences that attend to the positions "
                          "shown at an earlier state of the same decode with that state's K/V, as SureLock's cache "
                          "serves its locked positions (see stale_columns)")
+    ap.add_argument("--stale-kv-states", type=int, default=1, metavar="N",
+                    help="MDLM (LLaDA), with --stale-kv: earlier states drawn per such sequence; each position gets "
+                         "the K/V of the first one that showed it, as a decode locks positions one by one (one "
+                         "forward without gradient per state)")
     ap.add_argument("--aligned-arithmetic", nargs="?", const="max", default="fixed", choices=["plain", "max", "fixed"],
                     help="worked arithmetic lines (corpus.ALIGNED): fixed (the embedded models' form) = zero-padded "
                     "to the family's widest operand (074 + 064 = 0138); max = to the wider operand (023 + 516 = "
@@ -167,6 +171,10 @@ def parse(ap, argv=None):
     if a.stale_kv and (a.model != "mdlm" or not a.decode_order_mask):
         ap.error("--stale-kv serves decode-order-masked sequences earlier K/V, as SureLock's cache does: use it "
                  "with --model mdlm and --decode-order-mask > 0")
+    if a.stale_kv_states < 1 or a.stale_kv_states > 8:
+        ap.error(f"--stale-kv-states {a.stale_kv_states}: give 1 to 8 earlier states (each costs a forward)")
+    if a.stale_kv_states > 1 and not a.stale_kv:
+        ap.error("--stale-kv-states draws the earlier states of --stale-kv's sequences: give --stale-kv > 0")
     if a.init_from_ar and not (a.model == "dream" or (a.model == "mdlm" and a.size == "adapted")):
         ap.error("--init-from-ar starts an MDLM of the guider's shape: use it with --model dream or "
                  "--model mdlm --size adapted")
