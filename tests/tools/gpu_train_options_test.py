@@ -2,7 +2,8 @@
 """tools/train/gpu_train.sh checks both runs' train.py options by train.py's own rules
 (tools/train/train_options.py) before it starts anything, so a lease's minutes are not spent finding
 out: a --mdlm-suffix-mask outside 0..1, 0 together with --mdlm-digit-suffix (the digit suffix acts on
-suffix-masked sequences only), a --mdlm-decode-order-mask outside 0..1, a mixture's misspelt
+suffix-masked sequences only), a --mdlm-decode-order-mask outside 0..1, a --mdlm-stale-kv without decode-order masking or on the
+Dream MDLM, a --mdlm-stale-kv-states outside 1..8, a mixture's misspelt
 family, a weight below 0 or no number, all weights 0, a minutes value that is no number or below 0,
 and 0 minutes for both models (nothing to train). A run of 0 minutes is not started (train.py would
 read 0 as "no time limit"): --mdlm-minutes 0 trains the guider alone, as --ar-minutes 0 the MDLM.
@@ -32,6 +33,11 @@ for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--suffix-mask is a share of s
                   (["--ar-lr", "fast"], "argument --lr: invalid float value: 'fast'"),
                   (["--mdlm-decode-order-mask", "4"],
                    "--decode-order-mask is a share of sequences: use a value from 0 to 1"),
+                  (["--mdlm-stale-kv", "0.5"], "--stale-kv serves decode-order-masked sequences"),
+                  (["--mdlm-decode-order-mask", "0.4", "--mdlm-stale-kv", "0.5", "--mdlm-stale-kv-states", "9"],
+                   "--stale-kv-states 9: give 1 to 8"),
+                  (["--mdlm-dream", "--mdlm-decode-order-mask", "0.4", "--mdlm-stale-kv", "0.5"],
+                   "--stale-kv serves decode-order-masked sequences"),
                   (["--mdlm-init", "/nonexistent"], "--mdlm-init: /nonexistent has no config.json"),
                   (["--mdlm-init", os.path.join(source, "resources", "models", "tiny-mdlm"), "--fresh"],
                    "--mdlm-init continues tiny-mdlm"),
@@ -48,7 +54,7 @@ for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--suffix-mask is a share of s
 # The accepted values get past the checks to the PyTorch probe (a device that does not exist here).
 with tempfile.TemporaryDirectory() as out:
     r = subprocess.run(["bash", script, out, "--mdlm-suffix-mask", "0", "--mdlm-decode-order-mask", "0.4",
-                        "--device", "nodevice"],
+                        "--mdlm-stale-kv", "0.75", "--mdlm-stale-kv-states", "3", "--device", "nodevice"],
                        capture_output=True, text=True, timeout=120)
     assert "refused" not in r.stderr and r.returncode == 1, (r.returncode, r.stderr)
 # A second phase from an exported folder gets there too.

@@ -11,6 +11,7 @@
 #                                         [--sorting-form FORM] [--counting-form FORM]  (train.py's forms)
 #                                         [--mdlm-digit-suffix 0.3]
 #                                         [--mdlm-suffix-mask 0.7] [--mdlm-decode-order-mask 0]
+#                                         [--mdlm-stale-kv 0 [--mdlm-stale-kv-states 1]]
 #                                         [--mdlm-init DIR] [--mdlm-first 'train.py options' [--mdlm-first-share 0.2]]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
@@ -79,6 +80,8 @@ COUNTING_FORM=""  # default: each model's own; spelled / echoed / marked / starr
 MDLM_DIGIT_SUFFIX=0   # train.py --digit-suffix: the end of a decode, only digits hidden after the cut (§5)
 MDLM_SUFFIX_MASK=0.7  # train.py --suffix-mask: the share of sequences masked from a random cut on (§5)
 MDLM_DECODE_ORDER=0   # train.py --decode-order-mask: the share masked in the model's own decode order (§5)
+MDLM_STALE_KV=0       # train.py --stale-kv: the share of those reading an earlier state's K/V, as SureLock's cache (§5)
+MDLM_STALE_STATES=1   # train.py --stale-kv-states: earlier states per such sequence
 MDLM_INIT=""          # an export to continue tiny-mdlm from instead of the shipped weights
 MDLM_FIRST=""         # train.py options of a first MDLM phase (a curriculum), added to the run's own
 MDLM_FIRST_SHARE=0.2  # the first phase's share of --mdlm-minutes
@@ -106,6 +109,8 @@ while [ $# -gt 0 ]; do
     --mdlm-digit-suffix) MDLM_DIGIT_SUFFIX="$2"; shift 2 ;;  # train.py --digit-suffix of the MDLM
     --mdlm-suffix-mask) MDLM_SUFFIX_MASK="$2"; shift 2 ;;  # train.py --suffix-mask of the MDLM
     --mdlm-decode-order-mask) MDLM_DECODE_ORDER="$2"; shift 2 ;;
+    --mdlm-stale-kv) MDLM_STALE_KV="$2"; shift 2 ;;  # needs --mdlm-decode-order-mask > 0
+    --mdlm-stale-kv-states) MDLM_STALE_STATES="$2"; shift 2 ;;
     --mdlm-init) MDLM_INIT="$2"; shift 2 ;;  # continue tiny-mdlm from this export (a second phase)
     --mdlm-first) MDLM_FIRST="$2"; shift 2 ;;  # a first phase's train.py options, in one argument
     --mdlm-first-share) MDLM_FIRST_SHARE="$2"; shift 2 ;;
@@ -187,6 +192,7 @@ fi
 MDLM_OPTS=(--model "$MDLM_KIND" --device "$DEVICE" --batch "$BATCH" --lr "$MDLM_LR" --t-power "$MDLM_T_POWER"
   --warmup 100 --steps 1000000 --minutes "$MDLM_MIN" --seed 11
   --suffix-mask "$MDLM_SUFFIX_MASK" --digit-suffix "$MDLM_DIGIT_SUFFIX" --decode-order-mask "$MDLM_DECODE_ORDER"
+  --stale-kv "$MDLM_STALE_KV" --stale-kv-states "$MDLM_STALE_STATES"
   --family-weights "$MIXTURE" "${MDLM_FORMS[@]}"
   --data-workers "$MDLM_WORKERS" --threads 2
   --val-every 250 --curve-every "$CURVE_EVERY" --curve-per-family "$CURVE_N" --ckpt-min 1.5)
