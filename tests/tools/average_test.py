@@ -101,6 +101,11 @@ with tempfile.TemporaryDirectory() as tmp:
     assert p.returncode != 0 and "new folder" in p.stderr, p.stderr
     p = run(shipped, os.path.join(tmp, "missing"), "--weight", "0.5", "--out", os.path.join(tmp, "x"))
     assert p.returncode != 0 and "cannot read" in p.stderr and "Traceback" not in p.stderr, p.stderr
+    untracked = os.path.join(tmp, "untracked")
+    shutil.copytree(tuned, untracked)
+    os.remove(os.path.join(untracked, "training.json"))
+    p = run(shipped, untracked, "--weight", "0.5", "--out", os.path.join(tmp, "z"), "--no-golden")
+    assert p.returncode != 0 and "training.json" in p.stderr and not os.path.exists(os.path.join(tmp, "z")), p.stderr
     with open(os.path.join(tuned, "tokenizer_config.json"), "a") as f:
         f.write(" ")
     p = run(shipped, tuned, "--weight", "0.5", "--out", os.path.join(tmp, "y"), "--no-golden")

@@ -78,6 +78,9 @@ def average(base, tuned, weight, out, note=None, golden=True):
     wb, _ = read_weights(base)
     wt, meta = read_weights(tuned)
     check_alike(base, tuned, wb, wt)
+    # Everything is read before anything is written: a folder that cannot be made leaves none behind.
+    training = read_json(os.path.join(tuned, "training.json"))
+    base_training = read_json(os.path.join(base, "training.json"))
     mixed = {name: ((1.0 - weight) * wb[name].float() + weight * t.float()).to(t.dtype) for name, t in wt.items()}
     os.makedirs(out, exist_ok=True)
     for f in COPIED:
@@ -85,8 +88,6 @@ def average(base, tuned, weight, out, note=None, golden=True):
             shutil.copyfile(os.path.join(tuned, f), os.path.join(out, f))
     C.save_safetensors(os.path.join(out, "model.safetensors"), mixed,
                        {**meta, "dlmscope_averaged_weight": weight})
-    training = read_json(os.path.join(tuned, "training.json"))
-    base_training = read_json(os.path.join(base, "training.json"))
     started_from = (training.get("args") or {}).get("shipped_history")
     # The tuned folder's note describes its training, not these weights: it moves into the record.
     tuned_note = training.pop("note", None)
