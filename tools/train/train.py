@@ -260,11 +260,12 @@ def stale_columns(model, ids, earlier_masked, rows, gen):
     B, T = ids.shape
     on_device = rows.to(ids.device)
     sub = ids[on_device]
-    shown_in = ~earlier_masked.to(ids.device)                  # [S, R, T]
+    hidden_in = earlier_masked.to(ids.device)                  # [S, R, T]
+    shown_in = ~hidden_in
     first = shown_in.float().argmax(0)                          # the first state that shows each position
     per_state = []
     with torch.no_grad():
-        for state in earlier_masked.to(ids.device):
+        for state in hidden_in:
             layers = []
             model.hidden(torch.where(state, torch.full_like(sub, C.MASK), sub), capture=layers)
             per_state.append(layers)
