@@ -96,6 +96,10 @@ assert stale_share, "the shipped tiny-mdlm's recipe has no earlier K/V to keep"
 p = run("continue", shipped, "--minutes", "5")
 assert p.returncode == 0 and p.stdout.count(" --stale-kv ") == 1 and f" --stale-kv {stale_share} " in p.stdout, (p.stdout, p.stderr)
 
+# ... and the share of varied wordings, which a folder keeps unless told otherwise.
+p = run("continue", shipped, "--minutes", "5", "--varied-wording", "0.9")
+assert p.returncode == 0 and p.stdout.count(" --varied-wording ") == 1 and " --varied-wording 0.9 " in p.stdout, (p.stdout, p.stderr)
+
 # `forms` prints the forms a folder's weights were trained in, as train.py options that train.py
 # accepts; another counting form drops the masks the folder's was learnt with.
 p = run("forms", shipped)

@@ -44,7 +44,7 @@ RECIPE = ["model", "size", "word_problem_form", "sorting_form", "counting_form",
 # The recipe options `continue` takes on its command line (the rest stay as the folder was trained).
 OVERRIDABLE = ["lr", "family_weights", "sorting_form", "counting_form", "max_len", "long_prob", "aside_prob",
                "filler_prob", "free_letter_prob", "count_weight", "comparison_mask", "verdicts_shown", "total_mask",
-               "absent_letter_prob", "stale_kv", "stale_kv_states"]
+               "absent_letter_prob", "stale_kv", "stale_kv_states", "varied_wording"]
 # An override outside the recipe would be taken on the command line and then dropped unsaid.
 assert set(OVERRIDABLE) <= set(RECIPE), sorted(set(OVERRIDABLE) - set(RECIPE))
 # What the weights were trained to read and write: the corpus's forms and wordings and the masks a
