@@ -12,6 +12,7 @@ recipe that folder was trained in: its forms, masking and mixture, read from its
   /usr/bin/python3 tools/train/milestone.py keep build-train/<name>-s<seed>/export <name>
   /usr/bin/python3 tools/train/milestone.py continue tools/train/milestones/<name> --minutes 100
   /usr/bin/python3 tools/train/milestone.py continue resources/models/tiny-mdlm --minutes 100 --run
+  /usr/bin/python3 tools/train/milestone.py continue tools/train/milestones/<name> --steps 600 --run
   /usr/bin/python3 tools/train/milestone.py continue resources/models/tiny-ar --minutes 60 \
       --sorting-form passes --max-len 464      # a form changed: the recipe from here on
   /usr/bin/python3 tools/train/milestone.py forms resources/models/tiny-mdlm   # its forms as train.py options
@@ -160,10 +161,15 @@ def continue_command(a):
     # The recipe keys this command takes as options (argparse names them as train.py does).
     given = {key: getattr(a, key, None) for key in RECIPE}
     cmd += options({key: given[key] if given.get(key) is not None else last.get(key) for key in RECIPE}, RECIPE)
-    for key, value in CPU_STEP.items():
+    if not a.minutes and not a.steps:
+        fail("give the continuation a budget: --minutes (wall time) or --steps (the same phase on any machine)")
+    # A step budget is the same phase on a slower machine (a wall-time one gives it fewer steps).
+    for key, value in {**CPU_STEP, **({"steps": a.steps} if a.steps else {})}.items():
         cmd += flag(key, value)
     cmd += flag("processes", a.processes)
-    cmd += flag("minutes", a.minutes) + flag("seed", seed)
+    if a.minutes:
+        cmd += flag("minutes", a.minutes)
+    cmd += flag("seed", seed)
     cmd += ["--init-from-shipped", folder, "--work", work, "--out", f"{work}/export"]
     env = {"OPENBLAS_NUM_THREADS": "1"}
     line = " ".join([f"{k}={v}" for k, v in env.items()] + [shlex.quote(c) for c in cmd])
@@ -186,7 +192,10 @@ def main():
     k.add_argument("--into", default=MILESTONES, help="the milestones' folder (default tools/train/milestones)")
     c = sub.add_parser("continue", help="the train.py command that continues FOLDER with a fresh optimizer")
     c.add_argument("folder")
-    c.add_argument("--minutes", type=float, required=True, help="wall-time budget of the continuation")
+    c.add_argument("--minutes", type=float, help="wall-time budget of the continuation")
+    c.add_argument("--steps", type=int,
+                   help="step budget (steps of 128 examples): the cosine runs over it; with --minutes too, it "
+                   "stops at whichever runs out first")
     c.add_argument("--seed", type=int, help="data stream (default: one above every seed of the folder's history)")
     # Each recipe option a continuation may change takes train.py's own type, choices and help.
     train_actions = {act.dest: act for act in train_options.parser()._actions}
