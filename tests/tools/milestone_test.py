@@ -59,11 +59,14 @@ check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "
                        capture_output=True, text=True)
 assert check.returncode == 0, check.stderr
 p = run("continue", shipped, "--steps", "600", "--minutes", "45")
-argv = shlex.split(p.stdout.strip())[2:]
+argv = shlex.split(p.stdout.strip())[3:]
 assert argv[argv.index("--steps") + 1] == "600" and argv[argv.index("--minutes") + 1] == "45.0", argv
 # Without a budget it says so instead of starting a run of train.py's 100,000 steps.
 p = run("continue", shipped)
 assert p.returncode != 0 and "--steps" in p.stderr and "--minutes" in p.stderr, (p.returncode, p.stderr)
+for budget in (["--steps", "0"], ["--steps", "-5"], ["--minutes", "-1"]):
+    p = run("continue", shipped, *budget)
+    assert p.returncode != 0 and "positive" in p.stderr, (budget, p.returncode, p.stderr)
 
 # A form changed on the command line replaces the folder's (as the guider moved to the passes form).
 guider = os.path.join(source, "resources", "models", "tiny-ar")

@@ -161,6 +161,8 @@ def continue_command(a):
     # The recipe keys this command takes as options (argparse names them as train.py does).
     given = {key: getattr(a, key, None) for key in RECIPE}
     cmd += options({key: given[key] if given.get(key) is not None else last.get(key) for key in RECIPE}, RECIPE)
+    if (a.steps is not None and a.steps < 1) or (a.minutes is not None and a.minutes <= 0):
+        fail(f"--steps {a.steps} --minutes {a.minutes}: a budget is a positive number of steps or minutes")
     if not a.minutes and not a.steps:
         fail("give the continuation a budget: --minutes (wall time) or --steps (the same phase on any machine)")
     # A step budget is the same phase on a slower machine (a wall-time one gives it fewer steps).
