@@ -161,18 +161,18 @@ def continue_command(a):
     # The recipe keys this command takes as options (argparse names them as train.py does).
     given = {key: getattr(a, key, None) for key in RECIPE}
     cmd += options({key: given[key] if given.get(key) is not None else last.get(key) for key in RECIPE}, RECIPE)
-    if (a.steps is not None and a.steps < 1) or (a.minutes is not None and a.minutes <= 0):
-        fail(f"--steps {a.steps} --minutes {a.minutes}: a budget is a positive number of steps or minutes")
-    if not a.minutes and not a.steps:
+    if not a.minutes and a.steps is None:
         fail("give the continuation a budget: --minutes (wall time) or --steps (the same phase on any machine)")
     # A step budget is the same phase on a slower machine (a wall-time one gives it fewer steps).
-    for key, value in {**CPU_STEP, **({"steps": a.steps} if a.steps else {})}.items():
+    for key, value in {**CPU_STEP, **({"steps": a.steps} if a.steps is not None else {})}.items():
         cmd += flag(key, value)
     cmd += flag("processes", a.processes)
-    if a.minutes:
+    if a.minutes is not None:
         cmd += flag("minutes", a.minutes)
     cmd += flag("seed", seed)
     cmd += ["--init-from-shipped", folder, "--work", work, "--out", f"{work}/export"]
+    # train.py's own rules (budgets, shares, states), before the command is printed or run.
+    train_options.parse(train_options.parser(), cmd[2:])
     env = {"OPENBLAS_NUM_THREADS": "1"}
     line = " ".join([f"{k}={v}" for k, v in env.items()] + [shlex.quote(c) for c in cmd])
     if not a.run:

@@ -194,6 +194,9 @@ def parse(ap, argv=None):
         ap.error("--tie-head ties an MDLM's head: --model dream and ar always tie theirs")
     if a.attention_anneal and a.model != "dream":
         ap.error("--attention-anneal anneals a Dream model's attention: use it with --model dream")
+    if a.steps < 1 or a.minutes < 0:
+        ap.error(f"--steps {a.steps} --minutes {a.minutes}: a budget is a positive number of steps, and of "
+                 "minutes (--minutes 0: none)")
     if a.accum < 1:
         ap.error("--accum counts the batches of one optimizer step: use 1 or more")
     if a.processes < 1 or (a.processes > 1 and (a.device != "cpu" or a.accum % a.processes)):
