@@ -10,7 +10,10 @@ read 0 as "no time limit"): --mdlm-minutes 0 trains the guider alone, as --ar-mi
 --mdlm-init (a second phase from an earlier export) needs an exported folder and continues tiny-mdlm
 only. --mdlm-first (both phases in one command) has its options checked as the first phase runs
 them, a share strictly between 0 and 1, and tiny-mdlm to train. Each model trains in the forms of
-its shipped training.json unless --sorting-form / --counting-form name others."""
+its shipped training.json unless --sorting-form / --counting-form name others, and the MDLM with
+the masking of the weights it continues (the shipped ones' or --mdlm-init's) unless an --mdlm-X
+option names another; a run from other weights (--fresh, --mdlm-from-ar) takes the script's
+defaults."""
 import os
 import subprocess
 import sys
@@ -33,7 +36,7 @@ for bad, says in ((["--mdlm-suffix-mask", "1.5"], "--suffix-mask is a share of s
                   (["--ar-lr", "fast"], "argument --lr: invalid float value: 'fast'"),
                   (["--mdlm-decode-order-mask", "4"],
                    "--decode-order-mask is a share of sequences: use a value from 0 to 1"),
-                  (["--mdlm-stale-kv", "0.5"], "--stale-kv serves decode-order-masked sequences"),
+                  (["--mdlm-decode-order-mask", "0", "--mdlm-stale-kv", "0.5"], "--stale-kv serves decode-order-masked sequences"),
                   (["--mdlm-decode-order-mask", "0.4", "--mdlm-stale-kv", "0.5", "--mdlm-stale-kv-states", "9"],
                    "--stale-kv-states 9: give 1 to 8"),
                   (["--mdlm-dream", "--mdlm-decode-order-mask", "0.4", "--mdlm-stale-kv", "0.5"],
@@ -99,6 +102,36 @@ with tempfile.TemporaryDirectory() as out:
         words = forms(r.stderr, whose)
         assert value(words, "--counting-form") == "marked" and value(words, "--sorting-form") == "columns", words
         assert "--verdicts-shown" not in words and "--comparison-mask" not in words, words
+# The MDLM goes on with the masking its weights were trained with: the shipped ones', an
+# --mdlm-init folder's (its own stale-K/V states), each --mdlm-X given replacing one value; weights
+# from elsewhere start from the script's defaults.
+def masking(stderr):
+    line = next(l for l in stderr.splitlines() if l.startswith("gpu_train.sh: the MDLM's masking: "))
+    words = line.split(": ", 2)[2].split(" (")[0].split()
+    return {words[i][2:].replace("-", "_"): float(words[i + 1]) for i in range(0, len(words), 2)}
+
+
+milestone_dir = os.path.join(source, "tools", "train", "milestones", "tiny-mdlm-stale-kv3")
+KEYS = ("t_power", "suffix_mask", "digit_suffix", "decode_order_mask", "stale_kv", "stale_kv_states")
+DEFAULTS = {"t_power": 0.5, "suffix_mask": 0.7, "digit_suffix": 0, "decode_order_mask": 0, "stale_kv": 0,
+            "stale_kv_states": 1}
+for extra, folder, changed in (([], os.path.join(source, "resources", "models", "tiny-mdlm"), {}),
+                               (["--mdlm-init", milestone_dir], milestone_dir, {}),
+                               (["--mdlm-init", milestone_dir, "--mdlm-stale-kv-states", "2", "--mdlm-suffix-mask", "0.5"],
+                                milestone_dir, {"stale_kv_states": 2, "suffix_mask": 0.5}),
+                               (["--fresh"], None, {}),
+                               (["--mdlm-from-ar"], None, {})):
+    if folder and not os.path.isdir(folder):
+        continue  # no milestone kept in this checkout
+    with tempfile.TemporaryDirectory() as out:
+        r = subprocess.run(["bash", script, out, "--device", "nodevice", "--ar-minutes", "0"] + extra,
+                           capture_output=True, text=True, timeout=120)
+        got = masking(r.stderr)
+        last = milestone.history(milestone.read_training(folder)["args"])[0] if folder else {}
+        want = {k: float(changed.get(k, last.get(k) if last.get(k) is not None else DEFAULTS[k])) for k in KEYS}
+        assert got == want, (extra, got, want)
+        if folder:  # the shipped weights are not trained with the defaults: the test would pass without reading them
+            assert want != {k: float(v) for k, v in DEFAULTS.items()}, (folder, want)
 # Either model alone is accepted too.
 for alone in (["--mdlm-minutes", "0"], ["--ar-minutes", "0"]):
     with tempfile.TemporaryDirectory() as out:

@@ -5,19 +5,23 @@
 #
 #   bash tools/train/gpu_train.sh OUT_DIR [--mdlm-minutes 5.5] [--ar-minutes 4.5] [--fresh]
 #                                         [--device cuda] [--batch 256] [--eval-per-family 150]
-#                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--ar-lr 1e-3] [--mdlm-t-power 0.5]
+#                                         [--mdlm-size compact|medium|base] [--mdlm-lr 1e-3] [--ar-lr 1e-3] [--mdlm-t-power P]
 #                                         [--mdlm-from-ar | --mdlm-dream] [--mixture FAMILY=W,...]
 #                                         [--curve-every 4000] [--curve-per-family 20] [--data-workers N]
 #                                         [--sorting-form FORM] [--counting-form FORM]  (train.py's forms)
 #                                         [--mdlm-digit-suffix 0.3]
-#                                         [--mdlm-suffix-mask 0.7] [--mdlm-decode-order-mask 0]
-#                                         [--mdlm-stale-kv 0 [--mdlm-stale-kv-states 1]]
+#                                         [--mdlm-suffix-mask S] [--mdlm-decode-order-mask D]
+#                                         [--mdlm-stale-kv K [--mdlm-stale-kv-states N]]  (the MDLM's masking)
 #                                         [--mdlm-init DIR] [--mdlm-first 'train.py options' [--mdlm-first-share 0.2]]
 #
 # It needs only tools/train/, resources/eval/ and the shipped tokenizer (build-train/ stays behind).
 # 1. continues the shipped weights (resources/models/tiny-{mdlm,ar}) with a fresh optimizer, each
 #    in the forms its weights were trained in (their training.json: tools/train/milestone.py forms;
-#    --sorting-form / --counting-form change both models' from here on), both
+#    --sorting-form / --counting-form change both models' from here on), the MDLM in the masking
+#    its weights were trained with too (the same training.json: t-power, suffix, digit-suffix and
+#    decode-order masking, earlier K/V and their states; each --mdlm-X given changes that one; a
+#    run from other weights, --fresh, --mdlm-from-ar or another --mdlm-size, takes 0.5, 0.7, 0, 0,
+#    0 and 1), both
 #    models at once on the same GPU (bf16 autocast, batch 256, data made by worker processes),
 #    each on a wall-time budget (curve points and checkpoints count) with a cosine schedule fitted
 #    to it; --ar-minutes 0 keeps the shipped guider and trains the MDLM alone, --mdlm-minutes 0 keeps
@@ -71,17 +75,18 @@ MDLM_LR=1e-3
 AR_LR=1e-3
 # Mask rate t = u^0.5: more nearly fully masked responses, where the answer must come from the
 # prompt. A CPU pilot (docs/models.md) grew the model's use of the prompt faster than uniform t.
-MDLM_T_POWER=0.5
+MDLM_T_POWER=""  # empty: as below
 MDLM_FROM_AR=0
 MDLM_KIND=mdlm   # mdlm: tiny-mdlm (LLaDA family); dream: tiny-dream (Dream family)
 MIXTURE=""
 SORTING_FORM=""   # default: each model's own (below); columns / ranked / passes: the sort laid out, each number labelled with its place, written out as passes (docs/models.md §4)
 COUNTING_FORM=""  # default: each model's own; spelled / echoed / marked / starred / paired: the asked letter written back, matches in capitals / starred / judged letter by letter (§4)
-MDLM_DIGIT_SUFFIX=0   # train.py --digit-suffix: the end of a decode, only digits hidden after the cut (§5)
-MDLM_SUFFIX_MASK=0.7  # train.py --suffix-mask: the share of sequences masked from a random cut on (§5)
-MDLM_DECODE_ORDER=0   # train.py --decode-order-mask: the share masked in the model's own decode order (§5)
-MDLM_STALE_KV=0       # train.py --stale-kv: the share of those reading an earlier state's K/V, as SureLock's cache (§5)
-MDLM_STALE_STATES=1   # train.py --stale-kv-states: earlier states per such sequence
+# The MDLM's masking (§5); each one not given is read from the weights' training.json below.
+MDLM_DIGIT_SUFFIX=""  # train.py --digit-suffix: the end of a decode, only digits hidden after the cut
+MDLM_SUFFIX_MASK=""   # train.py --suffix-mask: the share of sequences masked from a random cut on
+MDLM_DECODE_ORDER=""  # train.py --decode-order-mask: the share masked in the model's own decode order
+MDLM_STALE_KV=""      # train.py --stale-kv: the share of those reading an earlier state's K/V, as SureLock's cache
+MDLM_STALE_STATES=""  # train.py --stale-kv-states: earlier states per such sequence
 MDLM_INIT=""          # an export to continue tiny-mdlm from instead of the shipped weights
 MDLM_FIRST=""         # train.py options of a first MDLM phase (a curriculum), added to the run's own
 MDLM_FIRST_SHARE=0.2  # the first phase's share of --mdlm-minutes
@@ -171,6 +176,29 @@ forms_of() {  # FOLDER [--only KEY]: its forms as train.py options, after this c
   "$PY" "$ROOT/tools/train/milestone.py" forms "$@" "${FORM_CHANGES[@]}" ||
     { echo "gpu_train.sh: cannot take the forms of $1 (from its training.json, with the forms named here); nothing was started" >&2; exit 2; }
 }
+# The masking goes on as the weights were trained with it, as their forms do: a continuation
+# without the decode-order masking or the earlier K/V unlearns what they taught (SureLock's
+# cached K/V read right). Weights from elsewhere start from the script's defaults.
+CONTINUES_MDLM=0
+if [ "$FRESH" = 0 ] && [ "$MDLM_FROM_AR" = 0 ] && { [ "$MDLM_KIND" = mdlm ] || [ "$MDLM_SRC" != "$ROOT/resources/models/tiny-mdlm" ]; }; then
+  SRC_SIZE=$("$PY" "$ROOT/tools/train/milestone.py" recipe "$MDLM_SRC" size) ||
+    { echo "gpu_train.sh: cannot read the size of $MDLM_SRC (its training.json); nothing was started" >&2; exit 2; }
+  if [ -z "$MDLM_SIZE" ] || [ "$MDLM_SIZE" = "$SRC_SIZE" ]; then CONTINUES_MDLM=1; fi
+fi
+masking() {  # VALUE KEY DEFAULT: VALUE where given, else the continued weights' KEY, else DEFAULT
+  local v="$1"
+  if [ -z "$v" ] && [ "$CONTINUES_MDLM" = 1 ]; then
+    v=$("$PY" "$ROOT/tools/train/milestone.py" recipe "$MDLM_SRC" "$2") ||
+      { echo "gpu_train.sh: cannot read $2 of $MDLM_SRC (its training.json); nothing was started" >&2; exit 2; }
+  fi
+  echo "${v:-$3}"
+}
+MDLM_T_POWER=$(masking "$MDLM_T_POWER" t_power 0.5) || exit 2
+MDLM_SUFFIX_MASK=$(masking "$MDLM_SUFFIX_MASK" suffix_mask 0.7) || exit 2
+MDLM_DIGIT_SUFFIX=$(masking "$MDLM_DIGIT_SUFFIX" digit_suffix 0) || exit 2
+MDLM_DECODE_ORDER=$(masking "$MDLM_DECODE_ORDER" decode_order_mask 0) || exit 2
+MDLM_STALE_KV=$(masking "$MDLM_STALE_KV" stale_kv 0) || exit 2
+MDLM_STALE_STATES=$(masking "$MDLM_STALE_STATES" stale_kv_states 1) || exit 2
 MDLM_FORM_WORDS=$(forms_of "$MDLM_SRC") || exit 2
 AR_FORM_WORDS=$(forms_of "$ROOT/resources/models/tiny-ar") || exit 2
 read -r -a MDLM_FORMS <<<"$MDLM_FORM_WORDS"
@@ -215,6 +243,11 @@ for run in $RUNS; do
 done
 echo "gpu_train.sh: the MDLM's forms: ${MDLM_FORMS[*]}" >&2
 echo "gpu_train.sh: the guider's forms: ${AR_FORMS[*]}" >&2
+MASKING_FROM="the script's defaults"
+[ "$CONTINUES_MDLM" = 1 ] && MASKING_FROM="$MDLM_SRC/training.json"
+echo "gpu_train.sh: the MDLM's masking: --t-power $MDLM_T_POWER --suffix-mask $MDLM_SUFFIX_MASK" \
+  "--digit-suffix $MDLM_DIGIT_SUFFIX --decode-order-mask $MDLM_DECODE_ORDER --stale-kv $MDLM_STALE_KV" \
+  "--stale-kv-states $MDLM_STALE_STATES (where not given here: $MASKING_FROM)" >&2
 mkdir -p "$OUT"
 "$PY" -c "import torch, sentencepiece; assert '$DEVICE' == 'cpu' or torch.cuda.is_available(), 'no CUDA device'" ||
   { echo "gpu_train.sh: needs PyTorch with a CUDA device and sentencepiece" >&2; exit 1; }

@@ -16,6 +16,7 @@ recipe that folder was trained in: its forms, masking and mixture, read from its
   /usr/bin/python3 tools/train/milestone.py continue resources/models/tiny-ar --minutes 60 \
       --sorting-form passes --max-len 464      # a form changed: the recipe from here on
   /usr/bin/python3 tools/train/milestone.py forms resources/models/tiny-mdlm   # its forms as train.py options
+  /usr/bin/python3 tools/train/milestone.py recipe resources/models/tiny-mdlm stale_kv   # one value of its recipe
 """
 import argparse
 import json
@@ -144,6 +145,16 @@ def forms_command(a):
     print(" ".join(shlex.quote(w) for w in options(last, FORMS)))
 
 
+def recipe_command(a):
+    """Print one recipe value of the folder's last phase (empty where that phase had none), e.g. the
+    masking a run at another scale continues the weights with (gpu_train.sh)."""
+    phases = history(read_training(a.folder).get("args") or {})
+    if not phases:
+        fail(f"{a.folder}/training.json has no training args to read the recipe from")
+    value = phases[0].get(a.key)
+    print("" if value is None else value)
+
+
 def continue_command(a):
     folder = os.path.relpath(os.path.abspath(a.folder), REPO)
     phases = history(read_training(a.folder).get("args") or {})
@@ -216,8 +227,11 @@ def main():
         act = train_actions[key]
         f.add_argument("--" + key.replace("_", "-"), choices=act.choices,
                        help=f"{act.help or ''} (from here on; another counting form drops the masks of the folder's)")
+    r = sub.add_parser("recipe", help="one value of the recipe FOLDER's weights were last trained with")
+    r.add_argument("folder")
+    r.add_argument("key", choices=RECIPE)
     a = ap.parse_args()
-    {"keep": keep, "continue": continue_command, "forms": forms_command}[a.cmd](a)
+    {"keep": keep, "continue": continue_command, "forms": forms_command, "recipe": recipe_command}[a.cmd](a)
 
 
 if __name__ == "__main__":
