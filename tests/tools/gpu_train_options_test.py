@@ -111,18 +111,22 @@ def masking(stderr):
     return {words[i][2:].replace("-", "_"): float(words[i + 1]) for i in range(0, len(words), 2)}
 
 
-milestone_dir = os.path.join(source, "tools", "train", "milestones", "tiny-mdlm-stale-kv3")
+# An --mdlm-init folder: a kept MDLM milestone where the checkout has one (their recipe differs from
+# the shipped weights'), else the shipped folder itself.
+shipped_mdlm = os.path.join(source, "resources", "models", "tiny-mdlm")
+milestones = os.path.join(source, "tools", "train", "milestones")
+kept = sorted(os.path.join(milestones, d) for d in (os.listdir(milestones) if os.path.isdir(milestones) else [])
+              if d.startswith("tiny-mdlm") and os.path.isfile(os.path.join(milestones, d, "training.json")))
+milestone_dir = kept[0] if kept else shipped_mdlm
 KEYS = ("t_power", "suffix_mask", "digit_suffix", "decode_order_mask", "stale_kv", "stale_kv_states")
 DEFAULTS = {"t_power": 0.5, "suffix_mask": 0.7, "digit_suffix": 0, "decode_order_mask": 0, "stale_kv": 0,
             "stale_kv_states": 1}
-for extra, folder, changed in (([], os.path.join(source, "resources", "models", "tiny-mdlm"), {}),
+for extra, folder, changed in (([], shipped_mdlm, {}),
                                (["--mdlm-init", milestone_dir], milestone_dir, {}),
                                (["--mdlm-init", milestone_dir, "--mdlm-stale-kv-states", "2", "--mdlm-suffix-mask", "0.5"],
                                 milestone_dir, {"stale_kv_states": 2, "suffix_mask": 0.5}),
                                (["--fresh"], None, {}),
                                (["--mdlm-from-ar"], None, {})):
-    if folder and not os.path.isdir(folder):
-        continue  # no milestone kept in this checkout
     with tempfile.TemporaryDirectory() as out:
         r = subprocess.run(["bash", script, out, "--device", "nodevice", "--ar-minutes", "0"] + extra,
                            capture_output=True, text=True, timeout=120)

@@ -73,9 +73,7 @@ BATCH=256
 MDLM_SIZE=""   # default: the shipped model's size (continued); another size starts from random weights
 MDLM_LR=1e-3
 AR_LR=1e-3
-# Mask rate t = u^0.5: more nearly fully masked responses, where the answer must come from the
-# prompt. A CPU pilot (docs/models.md) grew the model's use of the prompt faster than uniform t.
-MDLM_T_POWER=""  # empty: as below
+MDLM_T_POWER=""  # empty: the continued weights' (below)
 MDLM_FROM_AR=0
 MDLM_KIND=mdlm   # mdlm: tiny-mdlm (LLaDA family); dream: tiny-dream (Dream family)
 MIXTURE=""
@@ -163,6 +161,10 @@ TRAIN_MDLM=$(awk -v m="$MDLM_MIN" 'BEGIN { print (m > 0) ? 1 : 0 }')
 # script's own options are the scale's (batch, rates, mixture). Continued in another form, a model
 # would unlearn the one it answers in. --sorting-form / --counting-form change both from here on.
 MDLM_SRC="$ROOT/resources/models/tiny-mdlm"
+# Whether the MDLM starts from random weights (or the guider's): --fresh, or a Dream MDLM with no
+# shipped tiny-dream to continue. The guider's own start is --fresh alone.
+MDLM_FRESH=$FRESH
+[ "$MDLM_KIND" = dream ] && [ ! -f "$ROOT/resources/models/tiny-dream/model.safetensors" ] && MDLM_FRESH=1
 [ "$MDLM_KIND" = dream ] && [ -f "$ROOT/resources/models/tiny-dream/training.json" ] && MDLM_SRC="$ROOT/resources/models/tiny-dream"
 [ -n "$MDLM_INIT" ] && MDLM_SRC="$MDLM_INIT"
 FORM_CHANGES=()
@@ -180,7 +182,7 @@ forms_of() {  # FOLDER [--only KEY]: its forms as train.py options, after this c
 # without the decode-order masking or the earlier K/V unlearns what they taught (SureLock's
 # cached K/V read right). Weights from elsewhere start from the script's defaults.
 CONTINUES_MDLM=0
-if [ "$FRESH" = 0 ] && [ "$MDLM_FROM_AR" = 0 ] && { [ "$MDLM_KIND" = mdlm ] || [ "$MDLM_SRC" != "$ROOT/resources/models/tiny-mdlm" ]; }; then
+if [ "$MDLM_FRESH" = 0 ] && [ "$MDLM_FROM_AR" = 0 ]; then
   SRC_SIZE=$("$PY" "$ROOT/tools/train/milestone.py" recipe "$MDLM_SRC" size) ||
     { echo "gpu_train.sh: cannot read the size of $MDLM_SRC (its training.json); nothing was started" >&2; exit 2; }
   if [ -z "$MDLM_SIZE" ] || [ "$MDLM_SIZE" = "$SRC_SIZE" ]; then CONTINUES_MDLM=1; fi
@@ -193,6 +195,8 @@ masking() {  # VALUE KEY DEFAULT: VALUE where given, else the continued weights'
   fi
   echo "${v:-$3}"
 }
+# Mask rate t = u^0.5 for other weights: more nearly fully masked responses, where the answer must
+# come from the prompt. A CPU pilot (docs/models.md) grew the model's use of the prompt faster than uniform t.
 MDLM_T_POWER=$(masking "$MDLM_T_POWER" t_power 0.5) || exit 2
 MDLM_SUFFIX_MASK=$(masking "$MDLM_SUFFIX_MASK" suffix_mask 0.7) || exit 2
 MDLM_DIGIT_SUFFIX=$(masking "$MDLM_DIGIT_SUFFIX" digit_suffix 0) || exit 2
@@ -261,7 +265,7 @@ PLOTS="$WORK/result/img"
 mkdir -p "$MODELS" "$PLOTS"
 cp -r "$ROOT/resources/models/tiny-mdlm" "$ROOT/resources/models/tiny-ar" "$MODELS/"
 if [ -n "$MDLM_INIT" ]; then rm -rf "$MODELS/tiny-mdlm"; cp -r "$MDLM_INIT" "$MODELS/tiny-mdlm"; fi
-init() { [ "$FRESH" = 1 ] || echo "--init-from-shipped $MODELS/$1"; }
+init() { [ "$2" = 1 ] || echo "--init-from-shipped $MODELS/$1"; }  # NAME FRESH
 SHIPPED_MDLM_SIZE=$("$PY" -c "import json, sys; sys.path.insert(0, '$ROOT/tools/train'); import common as C; print(C.mdlm_size_of(json.load(open('$MODELS/tiny-mdlm/config.json'))))")
 MDLM_NAME=tiny-mdlm
 if [ "$MDLM_KIND" = dream ]; then
@@ -270,11 +274,7 @@ if [ "$MDLM_KIND" = dream ]; then
   MDLM_NAME=tiny-dream
   MDLM_SIZE=base
   cp -r "$MODELS/tiny-ar" "$WORK/guider-start"
-  if [ "$FRESH" = 0 ] && [ -f "$ROOT/resources/models/tiny-dream/model.safetensors" ]; then
-    cp -r "$ROOT/resources/models/tiny-dream" "$MODELS/"
-  else
-    FRESH=1  # no shipped tiny-dream to continue: start from the guider
-  fi
+  [ "$MDLM_FRESH" = 1 ] || cp -r "$ROOT/resources/models/tiny-dream" "$MODELS/"
 elif [ "$MDLM_FROM_AR" = 1 ]; then
   [ -z "$MDLM_SIZE" ] || [ "$MDLM_SIZE" = adapted ] || { echo "gpu_train.sh: --mdlm-from-ar trains size 'adapted'" >&2; exit 2; }
   MDLM_SIZE=adapted
@@ -285,9 +285,9 @@ fi
 init_mdlm() {
   if [ "$MDLM_KIND" = dream ]; then
     # From the guider, the attention anneals from causal to bidirectional (docs/models.md §5).
-    if [ "$FRESH" = 1 ]; then echo "--init-from-ar $WORK/guider-start --attention-anneal 1000"; else init tiny-dream; fi
+    if [ "$MDLM_FRESH" = 1 ]; then echo "--init-from-ar $WORK/guider-start --attention-anneal 1000"; else init tiny-dream 0; fi
   elif [ "$MDLM_FROM_AR" = 1 ]; then echo "--init-from-ar $WORK/guider-start"
-  elif [ "$MDLM_SIZE" = "$SHIPPED_MDLM_SIZE" ]; then init tiny-mdlm; fi
+  elif [ "$MDLM_SIZE" = "$SHIPPED_MDLM_SIZE" ]; then init tiny-mdlm "$MDLM_FRESH"; fi
 }
 
 train_mdlm() {
@@ -318,7 +318,7 @@ mdlm=""
 [ "$TRAIN_MDLM" = 1 ] && train_mdlm &
 [ "$TRAIN_MDLM" = 1 ] && mdlm=$!
 ar=""
-[ "$TRAIN_AR" = 1 ] && "$PY" "$ROOT/tools/train/train.py" "${AR_OPTS[@]}" $(init tiny-ar) \
+[ "$TRAIN_AR" = 1 ] && "$PY" "$ROOT/tools/train/train.py" "${AR_OPTS[@]}" $(init tiny-ar "$FRESH") \
   --work "$WORK/ar" --out "$MODELS/tiny-ar" --plot "$PLOTS/loss-tiny-ar.png" >"$OUT/train-ar.log" 2>&1 &
 [ "$TRAIN_AR" = 1 ] && ar=$!
 status=0

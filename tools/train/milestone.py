@@ -75,6 +75,14 @@ def history(args):
     return out
 
 
+def last_phases(folder, purpose):
+    """Every phase's training args of a folder's weights, latest first; fails where it has none."""
+    phases = history(read_training(folder).get("args") or {})
+    if not phases:
+        fail(f"{folder}/training.json has no training args to {purpose}")
+    return phases
+
+
 def read_training(folder):
     path = os.path.join(folder, "training.json")
     try:
@@ -129,10 +137,7 @@ assert set(COUNTING_MASKS) <= set(FORMS), sorted(set(COUNTING_MASKS) - set(FORMS
 def forms_command(a):
     """Print the train.py options of FORMS as the folder's last phase had them, one line of shell
     words (or --only KEY's value alone); --sorting-form / --counting-form change them from here on."""
-    phases = history(read_training(a.folder).get("args") or {})
-    if not phases:
-        fail(f"{a.folder}/training.json has no training args to read the forms from")
-    last = dict(phases[0])
+    last = dict(last_phases(a.folder, "read the forms from")[0])
     if a.sorting_form:
         last["sorting_form"] = a.sorting_form
     if a.counting_form and a.counting_form != last.get("counting_form"):
@@ -148,18 +153,13 @@ def forms_command(a):
 def recipe_command(a):
     """Print one recipe value of the folder's last phase (empty where that phase had none), e.g. the
     masking a run at another scale continues the weights with (gpu_train.sh)."""
-    phases = history(read_training(a.folder).get("args") or {})
-    if not phases:
-        fail(f"{a.folder}/training.json has no training args to read the recipe from")
-    value = phases[0].get(a.key)
+    value = last_phases(a.folder, "read the recipe from")[0].get(a.key)
     print("" if value is None else value)
 
 
 def continue_command(a):
     folder = os.path.relpath(os.path.abspath(a.folder), REPO)
-    phases = history(read_training(a.folder).get("args") or {})
-    if not phases:
-        fail(f"{a.folder}/training.json has no training args to continue from")
+    phases = last_phases(a.folder, "continue from")
     last = phases[0]
     seeds = [p.get("seed") for p in phases if isinstance(p.get("seed"), int)]
     seed = a.seed if a.seed is not None else max(seeds, default=0) + 1  # a stream no phase has drawn
