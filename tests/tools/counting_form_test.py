@@ -62,16 +62,24 @@ def draw(form):
 
 assert draw("words") == draw("spelled") == draw("echoed") == draw("marked") == draw("starred") == draw("paired")
 
+def counts_drawn(share_name, share, start, form, seed, n=600):
+    """The counting examples whose response starts with `start`, drawn with corpus.<share_name> at
+    `share` (0 again afterwards)."""
+    corpus.COUNTING_FORM = form
+    setattr(corpus, share_name, share)
+    r = random.Random(seed)
+    try:
+        return [e for e in (corpus.make_example("counting", r, "train") for _ in range(n))
+                if e["response"].startswith(start)]
+    finally:
+        setattr(corpus, share_name, 0.0)
+
+
 # --absent-letter-prob: that share of the letter counts asks a letter its words do not have (answer
 # 0, every count 0); the usual draws give "0" about one time in ten. At 0 it draws nothing, so the
 # stream above (and the eval files) stay as they were.
-def letter_answers(share, n=600):
-    corpus.COUNTING_FORM, corpus.ABSENT_LETTER_PROB = "spelled", share
-    r = random.Random(12)
-    rows = [e for e in (corpus.make_example("counting", r, "train") for _ in range(n))
-            if e["response"].startswith("Checking each word for ")]
-    corpus.ABSENT_LETTER_PROB = 0.0
-    return rows
+def letter_answers(share):
+    return counts_drawn("ABSENT_LETTER_PROB", share, "Checking each word for ", "spelled", 12)
 
 
 for e in letter_answers(1.0):
@@ -83,6 +91,26 @@ usual = [e["answer"] for e in letter_answers(0.0)]
 half = [e["answer"] for e in letter_answers(0.5)]
 assert usual.count("0") < 0.2 * len(usual) and half.count("0") > 0.45 * len(half), \
     (usual.count("0"), len(usual), half.count("0"), len(half))
+
+# --plain-sentence-prob: that share of the word counts writes its sentence as letter counts write
+# their text (lower case, no period), so case and period no longer tell the two apart; the count
+# and its enumeration are the same. At 0 every sentence is capitalized and ends in a period.
+def word_counts(share):
+    return counts_drawn("PLAIN_SENTENCE_PROB", share, "Counting the words: ", "paired", 13)
+
+
+def plain(e):
+    sent = re.findall(r'"([^"]*)"', e["prompt"])[-1]
+    return sent == sent.lower() and not sent.endswith(".")
+
+
+for e in word_counts(1.0):
+    sent = re.findall(r'"([^"]*)"', e["prompt"])[-1]
+    assert plain(e), e["prompt"]
+    assert e["answer"] == str(len(sent.split(" "))), e
+    assert e["response"].startswith("Counting the words: 1 " + sent.split(" ")[0] + ","), e["response"]
+assert not any(plain(e) for e in word_counts(0.0))
+assert 0.3 < sum(plain(e) for e in word_counts(0.5)) / len(word_counts(0.5)) < 0.7
 
 # gpu_train.sh passes the form to both runs and refuses an unknown one before it writes anything.
 import subprocess  # noqa: E402

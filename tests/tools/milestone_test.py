@@ -89,8 +89,10 @@ assert p.stdout.count(" --long-prob ") == 1 and " --long-prob 0.15 " in p.stdout
 assert " --family-weights sorting=1 " in p.stdout and trained["family_weights"] not in p.stdout, p.stdout
 
 # The corpus shares a phase sets (the guider's phases without the filler) are given and kept.
-p = run("continue", guider, "--minutes", "5", "--filler-prob", "0", "--free-letter-prob", "0.3")
+p = run("continue", guider, "--minutes", "5", "--filler-prob", "0", "--free-letter-prob", "0.3",
+        "--invented-item-prob", "0.3", "--plain-sentence-prob", "0.4")
 assert " --filler-prob 0.0 " in p.stdout and " --free-letter-prob 0.3 " in p.stdout, p.stdout
+assert " --invented-item-prob 0.3 " in p.stdout and " --plain-sentence-prob 0.4 " in p.stdout, p.stdout
 check = subprocess.run([sys.executable, os.path.join(source, "tools", "train", "train_options.py"),
                         *shlex.split(p.stdout.strip())[3:]], capture_output=True, text=True)
 assert check.returncode == 0, check.stderr

@@ -229,6 +229,13 @@ COUNTING_FORM = "words"
 # ten, a prior a count can follow instead of its letters; 0 (no draw at all) keeps the committed
 # eval files and every recipe trained before it.
 ABSENT_LETTER_PROB = 0.0
+# train.py --plain-sentence-prob: the share of word counts whose sentence is written as a letter
+# count's text is, in lower case without the final period. Otherwise the case and the period alone
+# tell the two apart, and a model reads them instead of the question: asked for the number of
+# words in "the cat sat on a warm mat", tiny-mdlm counted a letter (in "The cat sat on a warm mat."
+# it counted the words). 0 (no draw at all) keeps the committed eval files and every recipe
+# trained before it.
+PLAIN_SENTENCE_PROB = 0.0
 # The spelled forms, each with how it writes a spelled letter c of a word when ch is asked.
 SPELLED_MARKS = {"spelled": lambda c, ch: c, "echoed": lambda c, ch: c,
                  "marked": lambda c, ch: c.upper() if c == ch else c,
@@ -349,12 +356,41 @@ WP_TPL = [
 ]
 
 
+# train.py --invented-item-prob: the share of word problems in which each item is, with probability
+# one half (at least one of them), a word made up on the spot at a price drawn from 1 to 30 ("3
+# dobelas at $7 each"). With thirty fixed items a small model ties an item's word to its price
+# range and writes a known item for one it does not know ("3 juices at $2 each" worked as "3
+# scarves at $22 each"): an invented word can only be copied, its price only read from the
+# question. 0 (no draw at all) keeps the committed eval files and every recipe trained before it.
+INVENTED_ITEM_PROB = 0.0
+INVENTED_ONSETS = list("bcdfghklmnprstvz") + ["br", "dr", "gl", "pl", "st", "tr"]
+INVENTED_VOWELS = list("aeiou")
+
+
+def invented_item(rng):
+    """A made-up item word and its plural, two or three syllables, never a held-out or paraphrase
+    word (phrasing.HELD_OUT_PHRASES lists those) nor a word the corpus already uses."""
+    while True:
+        word = "".join(rng.choice(INVENTED_ONSETS) + rng.choice(INVENTED_VOWELS) for _ in range(rng.randint(2, 3)))
+        if rng.random() < 0.5:
+            word += rng.choice("lmnrt")
+        plural = word + ("es" if word.endswith("s") else "s")
+        if word not in KNOWN_WORDS and plural not in KNOWN_WORDS and phrasing.held_out_free(f"{word} {plural}"):
+            return word, plural
+
+
 def wp_key(rng):
     k = rng.choice([1, 2, 2, 3, 3, 4])
     its = rng.sample(range(len(ITEMS)), k)
+    invented = INVENTED_ITEM_PROB and rng.random() < INVENTED_ITEM_PROB
+    if invented:
+        made_up = [rng.random() < 0.5 for _ in its]
+        made_up[rng.randrange(k)] = True
     rows = []
-    for i in its:
+    for n, i in enumerate(its):
         sing, plur, (lo, hi) = ITEMS[i]
+        if invented and made_up[n]:
+            (sing, plur), (lo, hi) = invented_item(rng), (1, 30)
         q = rng.randint(1, 9)
         pr = rng.randint(lo, hi)
         rows.append((sing, plur, q, pr))
@@ -518,8 +554,11 @@ def cnt_key(rng):
     if rng.random() < 0.5:
         n = rng.randint(3, 10)
         ws = [rng.choice(WORDS) for _ in range(n)]
-        ws[0] = ws[0].capitalize()
-        sent = " ".join(ws) + "."
+        if PLAIN_SENTENCE_PROB and rng.random() < PLAIN_SENTENCE_PROB:
+            sent = " ".join(ws)  # as a letter count's text is written
+        else:
+            ws[0] = ws[0].capitalize()
+            sent = " ".join(ws) + "."
         return f"w:{sent}", {"mode": "w", "sent": sent}
     n = rng.randint(1, 4)
     ws = [rng.choice(WORDS) for _ in range(n)]
@@ -616,6 +655,9 @@ REPEAT_TPL = [
 # Every one-word name, item (singular and plural), animal, object, place, adjective and sentence word.
 REPEAT_VOCABULARY = sorted({w for w in WORDS + NAMES + [w for it in ITEMS for w in it[:2]] + ANIMALS + OBJECTS
                             + PLACES + ADJS if " " not in w})
+# Every word the corpus's own lists hold: an invented item is none of them.
+KNOWN_WORDS = {w for text in WORDS + NAMES + [w for it in ITEMS for w in it[:2]] + ANIMALS + OBJECTS + PLACES
+               + ADJS + STORES for w in text.split(" ")}
 
 
 def repeat_key(rng):

@@ -471,6 +471,7 @@ def check(n=4000, seed=5):
     bad = []
     global FREE_LETTER_PROB
     saved, FREE_LETTER_PROB = FREE_LETTER_PROB, 0.5  # whatever a run sets, its wordings are checked
+    saved_items, corpus.INVENTED_ITEM_PROB = corpus.INVENTED_ITEM_PROB, 0.5  # and its invented items
     for fam, compose in COMPOSERS.items():
         for _ in range(n):
             key, p = corpus.FAMILIES[fam][0](rng)
@@ -486,6 +487,7 @@ def check(n=4000, seed=5):
             if fam == "counting" and quoted != [p["sent"]] and sorted(quoted) != sorted([p["sent"], p.get("ch")]):
                 bad.append((fam, prompt, ["not the question's quotes alone"]))
     FREE_LETTER_PROB = saved
+    corpus.INVENTED_ITEM_PROB = saved_items
     for fam, prompt, hits in bad[:20]:
         print(f"{fam}: {prompt!r} fails: {hits or '(a whole held-out prompt)'}")
     print(f"{len(COMPOSERS) * n} composed prompts checked, {len(bad)} use held-out wording or quote other things")

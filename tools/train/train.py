@@ -643,6 +643,8 @@ def run(rank, a):
     corpus.COUNTING_FORM = a.counting_form
     corpus.ASIDE_PROB = a.aside_prob
     corpus.ABSENT_LETTER_PROB = a.absent_letter_prob
+    corpus.INVENTED_ITEM_PROB = a.invented_item_prob
+    corpus.PLAIN_SENTENCE_PROB = a.plain_sentence_prob
     corpus.phrasing.FILLER_PROB = a.filler_prob
     corpus.phrasing.FREE_LETTER_PROB = a.free_letter_prob
     # A form whose responses outgrow the default row length (the passes form) is never cut short.

@@ -20,7 +20,8 @@ SHARES = {"suffix_mask": "sequences", "prompt_digit_mask": "sequences", "prompt_
           "aside_prob": "composed questions", "filler_prob": "arithmetic question cores",
           "free_letter_prob": "composed letter counts", "comparison_mask": "letter counts",
           "verdicts_shown": "comparison-masked letter counts", "total_mask": "letter counts",
-          "absent_letter_prob": "letter counts"}
+          "absent_letter_prob": "letter counts", "invented_item_prob": "word problems",
+          "plain_sentence_prob": "word counts"}
 
 
 def parser():
@@ -132,6 +133,11 @@ def parser():
                     help="share of composed letter counts asked in no fixed form (phrasing.FREE_LETTER_PROB)")
     ap.add_argument("--absent-letter-prob", type=float, default=corpus.ABSENT_LETTER_PROB,
                     help="share of letter counts asking a letter their words do not have (corpus.ABSENT_LETTER_PROB)")
+    ap.add_argument("--invented-item-prob", type=float, default=corpus.INVENTED_ITEM_PROB,
+                    help="share of word problems that buy made-up items at prices from 1 to 30 (corpus.INVENTED_ITEM_PROB)")
+    ap.add_argument("--plain-sentence-prob", type=float, default=corpus.PLAIN_SENTENCE_PROB,
+                    help="share of word counts whose sentence is in lower case without a period, as letter counts' texts are "
+                    "(corpus.PLAIN_SENTENCE_PROB)")
     ap.add_argument("--count-weight", type=float, default=1.0, metavar="W",
                     help="MDLM: loss weight of each word's count in a spelled letter count (the digit after ' (' "
                     "in 'dog: d o g (1)'), the one token that asks the letter comparison; 1 = as any token")
