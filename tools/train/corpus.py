@@ -652,12 +652,12 @@ REPEAT_TPL = [
 ]
 
 
-# Every one-word name, item (singular and plural), animal, object, place, adjective and sentence word.
-REPEAT_VOCABULARY = sorted({w for w in WORDS + NAMES + [w for it in ITEMS for w in it[:2]] + ANIMALS + OBJECTS
-                            + PLACES + ADJS if " " not in w})
+# Every name, item (singular and plural), animal, object, place, adjective and sentence word.
+NAMED_THINGS = WORDS + NAMES + [w for it in ITEMS for w in it[:2]] + ANIMALS + OBJECTS + PLACES + ADJS
+# The one-word ones.
+REPEAT_VOCABULARY = sorted({w for w in NAMED_THINGS if " " not in w})
 # Every word the corpus's own lists hold: an invented item is none of them.
-KNOWN_WORDS = {w for text in WORDS + NAMES + [w for it in ITEMS for w in it[:2]] + ANIMALS + OBJECTS + PLACES
-               + ADJS + STORES for w in text.split(" ")}
+KNOWN_WORDS = {w for text in NAMED_THINGS + STORES for w in text.split(" ")}
 
 
 def repeat_key(rng):
