@@ -42,11 +42,13 @@ RECIPE = ["model", "size", "word_problem_form", "sorting_form", "counting_form",
           "t_power", "suffix_mask", "decode_order_mask", "prompt_digit_mask", "prompt_digit_noise",
           "digit_suffix", "varied_wording", "long_prob", "max_len", "family_weights", "lr", "min_lr_frac", "wd",
           "tie_head", "aside_prob", "filler_prob", "free_letter_prob", "count_weight", "comparison_mask",
-          "verdicts_shown", "total_mask", "absent_letter_prob", "stale_kv", "stale_kv_states", "invented_item_prob", "plain_sentence_prob"]
+          "verdicts_shown", "total_mask", "absent_letter_prob", "stale_kv", "stale_kv_states", "invented_item_prob",
+          "plain_sentence_prob"]
 # The recipe options `continue` takes on its command line (the rest stay as the folder was trained).
 OVERRIDABLE = ["lr", "family_weights", "sorting_form", "counting_form", "max_len", "long_prob", "aside_prob",
                "filler_prob", "free_letter_prob", "count_weight", "comparison_mask", "verdicts_shown", "total_mask",
-               "absent_letter_prob", "stale_kv", "stale_kv_states", "varied_wording", "invented_item_prob", "plain_sentence_prob"]
+               "absent_letter_prob", "stale_kv", "stale_kv_states", "varied_wording", "invented_item_prob",
+               "plain_sentence_prob"]
 # An override outside the recipe would be taken on the command line and then dropped unsaid.
 assert set(OVERRIDABLE) <= set(RECIPE), sorted(set(OVERRIDABLE) - set(RECIPE))
 # What the weights were trained to read and write: the corpus's forms and wordings and the masks a
