@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compute/cpu/panel_gemm.h"
 #include "compute/row_stats.h"
 #include "util/error.h"
 
@@ -116,7 +117,10 @@ void write_section(const std::filesystem::path& file, const MarkdownSection& sec
 
 std::string backend_label(std::string_view backend_name) {
     if (backend_name == "cpu")
-        return "CPU backend (fp32, OpenBLAS sgemm, row statistics " + std::string(row_stats_isa()) + ")";
+        return "CPU backend (fp32, weight GEMMs " +
+               (cpu::panel_width() > 0 ? "in panels packed at load, " + std::string(cpu::panel_isa())
+                                       : std::string("in OpenBLAS sgemm")) +
+               ", row statistics " + std::string(row_stats_isa()) + ")";
     if (backend_name == "cuda") return "CUDA backend (bf16 weights, cuBLAS with fp32 accumulation)";
     return std::string(backend_name) + " backend";
 }

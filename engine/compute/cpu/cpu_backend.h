@@ -1,7 +1,8 @@
 #pragma once
-// fp32 CPU backend over OpenBLAS sgemm. Weights stored as BF16/F16 are converted to fp32 once
-// when all of them fit the budget; otherwise every GEMM widens its matrix from the memory map one
-// tile at a time, so LLaDA-8B (16 GB in BF16) runs in about 16 GB.
+// fp32 CPU backend. Where the CPU has AVX-512F or AVX2 + FMA and the fp32 copies of all weight
+// matrices fit the budget, they are packed into panels once at load (panel_gemm.h); otherwise the
+// products are OpenBLAS sgemm calls, on fp32 copies made at load or on tiles widened from the
+// memory map per product, so LLaDA-8B (16 GB in BF16) runs in about 16 GB.
 #include <cstddef>
 #include <memory>
 
@@ -10,8 +11,9 @@
 namespace dlm {
 
 struct CpuBackendOptions {
-    // BF16/F16 weights are copied to fp32 at load when the copies of all of them fit this (and the
-    // memory the machine has available); otherwise each GEMM widens them tile by tile.
+    // Weights are copied to fp32 at load (packed into panels, or BF16/F16 widened) when the copies
+    // of all of them fit this (and the memory the machine has available); otherwise each GEMM
+    // widens them tile by tile.
     std::size_t weight_cache_bytes = std::size_t(4) << 30;
     int threads = 0;  // 0 = automatic (cpu_default_threads)
 };

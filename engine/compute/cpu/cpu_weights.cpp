@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 
+#include "compute/cpu/panel_gemm.h"
 #include "util/error.h"
 #include "util/machine_memory.h"
 
@@ -75,10 +76,17 @@ CpuWeights::CpuWeights(const ModelWeights& weights, std::size_t fp32_copy_budget
     }
     matrices.push_back({weights.lm_head, int(V), int(d)});
 
-    // Copy to fp32 at load only when every stored BF16/F16 matrix fits the budget and the memory
-    // the machine has free; otherwise widen all of them per forward.
-    double in_place = 0, stored = 0, as_fp32 = 0;
+    // Pack every matrix into panels at load when the CPU has the kernels, no matrix is wider than
+    // the panels stay fast for, and the packed copies of all of them fit the budget and the memory
+    // (the fastest forward: no product packs its weights again; mapped fp32 pages are then no
+    // longer read). Otherwise copy the BF16/F16 matrices to fp32 when those copies fit, or widen
+    // them per forward.
+    const int width = panel_width();
+    double in_place = 0, stored = 0, as_fp32 = 0, packed = 0;
+    bool packable = width > 0;
     for (const Bound& b : matrices) {
+        packable = packable && b.cols <= kPanelMaxCols;
+        if (width > 0) packed += double(packed_floats(b.rows, b.cols, width)) * sizeof(float);
         if (usable_in_place(*b.view)) in_place += double(b.view->nbytes);
         else {
             stored += double(b.view->nbytes);
@@ -86,9 +94,11 @@ CpuWeights::CpuWeights(const ModelWeights& weights, std::size_t fp32_copy_budget
         }
     }
     const double margin = working_memory(in_place + stored);
-    const bool convert = as_fp32 > 0 && as_fp32 <= double(fp32_copy_budget) &&
+    const bool pack =
+        packable && packed <= double(fp32_copy_budget) && (available == 0 || packed + margin <= available);
+    const bool convert = !pack && as_fp32 > 0 && as_fp32 <= double(fp32_copy_budget) &&
                          (available == 0 || in_place + as_fp32 + margin <= available);
-    const double need = in_place + (convert ? as_fp32 : stored) + margin;
+    const double need = (pack ? packed : in_place + (convert ? as_fp32 : stored)) + margin;
     if (available > 0 && need > available)
         throw Error("CPU backend: the model needs " + gigabytes(need) + " of memory (" +
                     gigabytes(in_place + stored) + " of weights read on every forward, plus working memory), but only " +
@@ -113,10 +123,10 @@ CpuWeights::CpuWeights(const ModelWeights& weights, std::size_t fp32_copy_budget
         }
         for (WeightMatrix* m : {&L.wq, &L.wk, &L.wv, &L.wo, &L.w_gate, &L.w_up, &L.w_down}) {
             const Bound& b = matrices[next++];
-            *m = bind(b.view, b.rows, b.cols, convert);
+            *m = bind(b.view, b.rows, b.cols, pack, convert);
         }
     }
-    head_ = bind(weights.lm_head, int(V), int(d), convert);
+    head_ = bind(weights.lm_head, int(V), int(d), pack, convert);
     small_.back().resize(static_cast<std::size_t>(d));
     final_norm_ = prepare_small(weights.final_norm, small_.back(), 0);
 }
@@ -131,11 +141,22 @@ const float* CpuWeights::prepare_small(const TensorView* t, std::vector<float>& 
     return storage.data() + offset;
 }
 
-WeightMatrix CpuWeights::bind(const TensorView* t, int rows, int cols, bool convert) {
+WeightMatrix CpuWeights::bind(const TensorView* t, int rows, int cols, bool pack, bool convert) {
     WeightMatrix m;
     m.rows = rows;
     m.cols = cols;
     m.dtype = t->dtype;
+    if (pack) {
+        const int width = panel_width();
+        std::vector<float>& panels = converted_.emplace_back(packed_floats(rows, cols, width));
+        const std::size_t count = static_cast<std::size_t>((rows + width - 1) / width);
+        pool_.parallel_for(count, 1, [&](int, std::size_t b, std::size_t e) {
+            pack_panels(t->dtype, t->data, rows, cols, width, b, e, panels.data());
+        });
+        m.panels = panels.data();
+        converted_bytes_ += panels.size() * sizeof(float);
+        return m;
+    }
     if (usable_in_place(*t)) {
         m.f32 = reinterpret_cast<const float*>(t->data);
         return m;

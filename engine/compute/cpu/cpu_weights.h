@@ -1,8 +1,10 @@
 #pragma once
-// The model's weights as the CPU forward reads them. F32 tensors are used in place (straight from
-// the memory map). BF16/F16 matrices are converted to fp32 once at load when all of them fit the
-// budget together (the fastest forward); otherwise none is, and each GEMM widens its matrix from
-// the memory map tile by tile (WeightGemm), so a 16 GB BF16 checkpoint runs in about 16 GB.
+// The model's weights as the CPU forward reads them. When the fp32 panels of every matrix fit the
+// budget together (and no matrix is wider than kPanelMaxCols), all of them are packed once at load
+// (panel_gemm.h: the fastest forward).
+// Otherwise F32 tensors are used in place (straight from the memory map), BF16/F16 matrices are
+// converted to fp32 once at load when all of them fit the budget, and else each GEMM widens its
+// matrix from the memory map tile by tile (WeightGemm), so a 16 GB BF16 checkpoint runs in 16 GB.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -38,21 +40,21 @@ public:
     // hundred rows of logits), counted in the memory check: a margin, not a bound.
     static double working_memory(double weight_bytes);
 
-    // Bytes of fp32 copies made at load (0 when the matrices are widened per forward).
+    // Bytes of fp32 copies (packed or not) made at load (0 when the matrices are widened per forward).
     std::size_t converted_bytes() const { return converted_bytes_; }
     // Matrices widened from the memory map on every forward.
     int widened_matrices() const { return widened_; }
 
 private:
     const float* prepare_small(const TensorView* t, std::vector<float>& storage, std::size_t offset);
-    WeightMatrix bind(const TensorView* t, int rows, int cols, bool convert);
+    WeightMatrix bind(const TensorView* t, int rows, int cols, bool pack, bool convert);
 
     const ModelWeights& weights_;
     ThreadPool& pool_;
     int d_ = 0;
     std::vector<LayerMatrices> layers_;
     std::vector<std::vector<float>> small_;      // norms and biases, always fp32
-    std::vector<std::vector<float>> converted_;  // fp32 copies made at load
+    std::vector<std::vector<float>> converted_;  // fp32 copies (packed or not) made at load
     WeightMatrix head_;
     const float* final_norm_ = nullptr;
     std::size_t converted_bytes_ = 0;

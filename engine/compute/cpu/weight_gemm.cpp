@@ -1,5 +1,7 @@
 #include "compute/cpu/weight_gemm.h"
 
+#include "compute/cpu/panel_gemm.h"
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -22,7 +24,16 @@ int weight_tile_rows(int cols) {
 
 void WeightGemm::xwt(const float* x, int m, const WeightMatrix& w, float* y, bool accumulate) {
     if (m == 0 || w.rows == 0) return;
-    const int k = w.cols, n = w.rows, step = weight_tile_rows(k);
+    const int k = w.cols, n = w.rows;
+    if (w.panels) {
+        const int width = panel_width();
+        const std::size_t panels = static_cast<std::size_t>((n + width - 1) / width);
+        pool_.parallel_for(panels, 1, [&](int, std::size_t first, std::size_t last) {
+            panel_gemm(x, m, w.panels, n, k, first, last, y, n, accumulate);
+        });
+        return;
+    }
+    const int step = weight_tile_rows(k);
     const float beta = accumulate ? 1.0f : 0.0f;
     const std::size_t esize = w.f32 ? sizeof(float) : dtype_size(w.dtype);
     const std::size_t tiles = static_cast<std::size_t>((n + step - 1) / step);

@@ -1,8 +1,9 @@
 #pragma once
-// Y = X · Wᵀ against a weight matrix as it is stored. The matrix is cut into tiles of rows that
-// the pool's threads take in parallel, each with a single-threaded sgemm: fp32 tiles go straight
-// to sgemm, BF16/F16 tiles are first widened to fp32 in the thread's own buffer, so a 16 GB BF16
-// checkpoint is computed from its memory map without a second, 32 GB fp32 copy.
+// Y = X · Wᵀ against a weight matrix as the backend holds it. A matrix packed at load into panels
+// (panel_gemm.h) is read in place, its panels shared among the pool's threads. Otherwise it is cut
+// into tiles of rows that the pool's threads take in parallel, each with a single-threaded sgemm:
+// fp32 tiles go straight to sgemm, BF16/F16 tiles are first widened to fp32 in the thread's own
+// buffer, so a 16 GB BF16 checkpoint is computed from its memory map without a second, 32 GB copy.
 #include <cstddef>
 #include <vector>
 
@@ -11,8 +12,10 @@
 
 namespace dlm::cpu {
 
-// W [rows, cols] (the PyTorch Linear layout): fp32 data, or stored BF16/F16 data to widen.
+// W [rows, cols] (the PyTorch Linear layout): packed panels, fp32 data, or stored BF16/F16 data to
+// widen (the first that is set).
 struct WeightMatrix {
+    const float* panels = nullptr;     // packed at load by pack_panels, panel_width() columns a panel
     const float* f32 = nullptr;        // set when the matrix is fp32 (mapped or converted at load)
     const std::byte* stored = nullptr;  // otherwise its stored elements (may be unaligned)
     DType dtype = DType::F32;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compute/cpu/cpu_backend.h"
+#include "compute/cpu/panel_gemm.h"
 #include "support/random_checkpoint.h"
 #include "support/reference_forward.h"
 #include "util/error.h"
@@ -110,7 +111,7 @@ TEST_P(ComputeCpuBackendFamily, DenseForwardMatchesReference) {
     EXPECT_LT(worst, 1e-4);
 }
 
-TEST_P(ComputeCpuBackendFamily, StreamedWeightsEqualResidentWeights) {
+TEST_P(ComputeCpuBackendFamily, StreamedWeightsMatchResidentWeights) {
     RandomCheckpointOptions o;
     o.dtype = GetParam().dtype;
     auto resident = make_fixture(GetParam().family, o);
@@ -124,7 +125,17 @@ TEST_P(ComputeCpuBackendFamily, StreamedWeightsEqualResidentWeights) {
     auto c2 = streamed->backend->make_cache(n);
     const auto a = run(*resident->backend, tokens, rows, *c1);
     const auto b = run(*streamed->backend, tokens, rows, *c2);
-    for (int i = 0; i < n; ++i) EXPECT_EQ(a[i], b[i]) << "row " << i;
+    // The same bits where both run sgemm; packed into panels (where the CPU has them), the
+    // resident weights sum in another order.
+    const bool panels = cpu::panel_width() > 0;
+    for (int i = 0; i < n; ++i) {
+        if (!panels) {
+            EXPECT_EQ(a[i], b[i]) << "row " << i;
+            continue;
+        }
+        ASSERT_EQ(a[i].size(), b[i].size());
+        for (std::size_t j = 0; j < a[i].size(); ++j) EXPECT_NEAR(a[i][j], b[i][j], 1e-4) << "row " << i << ", logit " << j;
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(ComputeFamilies, ComputeCpuBackendFamily,

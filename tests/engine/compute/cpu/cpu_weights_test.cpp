@@ -1,11 +1,12 @@
-// CpuWeights' memory plan: fp32 copies at load only when all of them fit the budget and the
-// memory available, widening from the memory map otherwise, and a refusal that names the numbers
-// when the weights cannot fit at all.
+// CpuWeights' memory plan: fp32 copies (packed into panels where the CPU has the kernels) at load
+// only when all of them fit the budget and the memory available, widening from the memory map
+// otherwise, and a refusal that names the numbers when the weights cannot fit at all.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "compute/cpu/cpu_weights.h"
+#include "compute/cpu/panel_gemm.h"
 #include "support/random_checkpoint.h"
 #include "util/error.h"
 
@@ -36,7 +37,42 @@ TEST(CpuWeights, CopiesToFp32WhenEverythingFits) {
     CpuWeights w(m.weights, std::size_t(1) << 30, kPlenty, pool);
     EXPECT_GT(w.converted_bytes(), 0u);
     EXPECT_EQ(w.widened_matrices(), 0);
-    EXPECT_NE(w.layer(0).wq.f32, nullptr);
+    if (panel_width() > 0) {  // packed: every matrix, the LM head too
+        EXPECT_NE(w.layer(0).wq.panels, nullptr);
+        EXPECT_NE(w.lm_head().panels, nullptr);
+        EXPECT_GE(double(w.converted_bytes()), 4.0 * matrix_elements(m.weights));
+    } else {
+        EXPECT_NE(w.layer(0).wq.f32, nullptr);
+    }
+}
+
+// Packed copies of fp32 matrices too: the mapped pages are left alone.
+TEST(CpuWeights, PacksFp32MatricesWhenThePanelsFit) {
+    if (panel_width() == 0) GTEST_SKIP() << "this CPU has neither AVX-512F nor AVX2 with FMA: no panels";
+    test::RandomModel m("dlm-cpu-weights-f32-test");
+    test::load_random_model(m, Family::Llada, {});
+    ThreadPool pool(2);
+    CpuWeights w(m.weights, std::size_t(1) << 30, kPlenty, pool);
+    EXPECT_NE(w.layer(0).w_down.panels, nullptr);
+    EXPECT_EQ(w.layer(0).w_down.f32, nullptr);
+    CpuWeights unpacked(m.weights, 1024, kPlenty, pool);  // the budget holds no copy: used in place
+    EXPECT_EQ(unpacked.layer(0).w_down.panels, nullptr);
+    EXPECT_NE(unpacked.layer(0).w_down.f32, nullptr);
+}
+
+// A matrix wider than the panels stay fast for keeps the whole model on sgemm.
+TEST(CpuWeights, WideMatricesKeepSgemm) {
+    test::RandomModel m("dlm-cpu-weights-wide-test");
+    test::RandomCheckpointOptions o;
+    o.dtype = DType::BF16;
+    o.d_ff = kPanelMaxCols + 8;  // the FFN's down projection reads d_ff columns
+    test::load_random_model(m, Family::Llada, o);
+    ThreadPool pool(1);
+    CpuWeights w(m.weights, std::size_t(1) << 30, kPlenty, pool);
+    EXPECT_EQ(w.layer(0).wq.panels, nullptr);
+    EXPECT_EQ(w.layer(0).w_down.panels, nullptr);
+    EXPECT_NE(w.layer(0).w_down.f32, nullptr);  // copied to fp32 at load instead
+    EXPECT_EQ(w.widened_matrices(), 0);
 }
 
 TEST(CpuWeights, WidensEveryMatrixWhenTheCopiesPassTheBudget) {
@@ -47,6 +83,7 @@ TEST(CpuWeights, WidensEveryMatrixWhenTheCopiesPassTheBudget) {
     const int per_layer = 7;
     EXPECT_EQ(w.widened_matrices(), per_layer * m.weights.config.n_layers + 1);  // + the LM head
     EXPECT_EQ(w.layer(0).wq.f32, nullptr);
+    EXPECT_EQ(w.layer(0).wq.panels, nullptr);
     EXPECT_NE(w.layer(0).wq.stored, nullptr);
     EXPECT_EQ(w.lm_head().dtype, DType::BF16);
 }
