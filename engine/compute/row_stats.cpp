@@ -107,6 +107,46 @@ struct RawPosterior {
     return r;
 }
 
+// The maximum of a row of logits, the first index holding it, and whether every entry is a number
+// below +inf. The maximum and the check take one pass in four lanes of doubles that vectorises
+// (selects only); the first index holding the maximum, a search that stops there. (The scalar
+// scan this replaces, compares and branches per token, took as long as the exponentials.)
+struct LogitsScan {
+    double max = kNegInf;
+    int32_t argmax = -1;  // -1: every entry is -inf
+    bool valid = true;    // no NaN, no +inf
+};
+
+[[gnu::always_inline]] inline LogitsScan scan_loops(const double* __restrict l, std::size_t n) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    double lane_max[4] = {kNegInf, kNegInf, kNegInf, kNegInf};
+    double lane_bad[4] = {0.0, 0.0, 0.0, 0.0};
+    std::size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (std::size_t j = 0; j < 4; ++j) {
+            const double v = l[i + j];
+            lane_bad[j] = v < kInf ? lane_bad[j] : 1.0;  // NaN and +inf both fail v < inf
+            lane_max[j] = v > lane_max[j] ? v : lane_max[j];
+        }
+    for (; i < n; ++i) {
+        const double v = l[i];
+        lane_bad[i % 4] = v < kInf ? lane_bad[i % 4] : 1.0;
+        lane_max[i % 4] = v > lane_max[i % 4] ? v : lane_max[i % 4];
+    }
+    LogitsScan r;
+    r.valid = lane_bad[0] + lane_bad[1] + lane_bad[2] + lane_bad[3] == 0.0;
+    r.max = std::max(std::max(lane_max[0], lane_max[1]), std::max(lane_max[2], lane_max[3]));
+    if (r.max == kNegInf) return r;
+    std::size_t first = 0;
+    while (l[first] != r.max) ++first;
+    r.argmax = static_cast<int32_t>(first);
+    return r;
+}
+
+using LogitsScanPass = LogitsScan (*)(const double*, std::size_t);
+
+LogitsScan scan_generic(const double* l, std::size_t n) { return scan_loops(l, n); }
+
 using RawPosteriorPass = RawPosterior (*)(const double*, double*, double*, const float*, double, int32_t,
                                           std::size_t);
 
@@ -116,7 +156,7 @@ RawPosterior raw_posterior_generic(const double* l, double* p, double* term, con
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define DLM_ROW_STATS_AVX2 1
+#define DLM_ROW_STATS_X86 1
 // The same loops for CPUs with AVX2 and FMA: four doubles a lane instead of SSE2's two, and
 // fused multiply-adds in the polynomials; chosen at run time, the build stays portable.
 [[gnu::target("avx2,fma")]] RawPosterior raw_posterior_avx2(const double* l, double* p, double* term,
@@ -124,24 +164,35 @@ RawPosterior raw_posterior_generic(const double* l, double* p, double* term, con
                                                            std::size_t n) {
     return raw_posterior_loops(l, p, term, prev, max, argmax, n);
 }
+[[gnu::target("avx2,fma")]] LogitsScan scan_avx2(const double* l, std::size_t n) { return scan_loops(l, n); }
 #endif
 
-bool cpu_has_avx2_fma() {
-#ifdef DLM_ROW_STATS_AVX2
+struct RowStatsBuild {
+    std::string_view isa;
+    LogitsScanPass scan;
+    RawPosteriorPass pass;
+};
+
+// The builds this CPU can run, fastest last.
+std::vector<RowStatsBuild> row_stats_builds() {
+    std::vector<RowStatsBuild> builds{{"portable", scan_generic, raw_posterior_generic}};
+#ifdef DLM_ROW_STATS_X86
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-#else
-    return false;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        builds.push_back({"avx2+fma", scan_avx2, raw_posterior_avx2});
+    }
 #endif
+    return builds;
 }
 
-std::atomic<RawPosteriorPass>& raw_posterior_pass() {
-#ifdef DLM_ROW_STATS_AVX2
-    static std::atomic<RawPosteriorPass> pass{cpu_has_avx2_fma() ? raw_posterior_avx2 : raw_posterior_generic};
-#else
-    static std::atomic<RawPosteriorPass> pass{raw_posterior_generic};
-#endif
-    return pass;
+std::atomic<std::size_t>& row_stats_build() {  // index into row_stats_builds()
+    static std::atomic<std::size_t> build{row_stats_builds().size() - 1};
+    return build;
+}
+
+const RowStatsBuild& row_stats_pass() {
+    static const std::vector<RowStatsBuild> builds = row_stats_builds();
+    return builds[row_stats_build().load(std::memory_order_relaxed)];
 }
 
 // Orders ids by descending value, ties by ascending id: a strict total order, so partial sorts
@@ -199,21 +250,21 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
                         std::to_string(V - 1) + ")");
         l[id] = kNegInf;
     }
+    const RowStatsBuild& build = row_stats_pass();
+    const LogitsScan scan = build.scan(l.data(), V);
+    if (!scan.valid)
+        for (std::size_t i = 0; i < V; ++i)
+            if (std::isnan(l[i]) || l[i] == std::numeric_limits<double>::infinity())
+                throw Error("logits of position " + std::to_string(position) + " contain NaN or +inf (token " +
+                            std::to_string(i) + ")");
     Softmax raw;
-    for (std::size_t i = 0; i < V; ++i) {
-        if (std::isnan(l[i]) || l[i] == std::numeric_limits<double>::infinity())
-            throw Error("logits of position " + std::to_string(position) + " contain NaN or +inf (token " +
-                        std::to_string(i) + ")");
-        if (l[i] > raw.max) {
-            raw.max = l[i];
-            raw.argmax = static_cast<int32_t>(i);
-        }
-    }
+    raw.max = scan.max;
+    raw.argmax = scan.argmax;
     if (raw.argmax < 0)
         throw Error("every token of position " + std::to_string(position) + " is suppressed; nothing to sample");
 
     // Raw posterior, entropy and KL (raw_posterior_loops).
-    const RawPosteriorPass raw_posterior = raw_posterior_pass().load(std::memory_order_relaxed);
+    const RawPosteriorPass raw_posterior = build.pass;
     std::vector<double>& p = w.p;
     p.resize(V);
     w.z.resize(V);  // scratch for the per-token terms
@@ -354,14 +405,22 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
     return s;
 }
 
-std::string_view row_stats_isa() {
-    return raw_posterior_pass().load(std::memory_order_relaxed) == raw_posterior_generic ? "portable" : "avx2+fma";
+std::string_view row_stats_isa() { return row_stats_builds()[row_stats_build().load(std::memory_order_relaxed)].isa; }
+
+std::vector<std::string_view> row_stats_isas() {
+    std::vector<std::string_view> isas;
+    for (const RowStatsBuild& b : row_stats_builds()) isas.push_back(b.isa);
+    return isas;
 }
 
-void use_portable_row_stats(bool portable) {
-#ifdef DLM_ROW_STATS_AVX2
-    raw_posterior_pass().store(portable || !cpu_has_avx2_fma() ? raw_posterior_generic : raw_posterior_avx2);
-#endif
+bool use_row_stats_isa(std::string_view isa) {
+    const std::vector<RowStatsBuild> builds = row_stats_builds();
+    for (std::size_t i = 0; i < builds.size(); ++i)
+        if (builds[i].isa == isa || (isa.empty() && i + 1 == builds.size())) {
+            row_stats_build().store(i, std::memory_order_relaxed);
+            return true;
+        }
+    return false;
 }
 
 }  // namespace dlm

@@ -42,12 +42,23 @@ struct RowStatsRequest {
     // store keeps p_t for the next step.
     PosteriorStore* posteriors = nullptr;
     bool update_posteriors = true;
+    // Optional, indexed by canvas position: 0 where no one reads the KL (kl_prev stays NaN, the
+    // posterior is still kept). SureLock reads it only where a position can lock or unlock, so a
+    // masked position's KL, an O(V) pass with a logarithm per token, is skipped unless the user
+    // tracks KL. Empty or out of range: wanted.
+    std::span<const uint8_t> kl_wanted_at;
     int display_top_k = 5;                     // candidates kept for the UI
     // Optional, indexed by canvas position: a token whose raw probability to report as
     // RowStats::query_p (-1 or out of range: none). Revocable decoders score the token a position
     // currently holds (COVER's u = -log p(y), WINO's shadow probability of the current token).
     std::span<const int32_t> query_token_at;
 };
+
+// Whether `req` wants position `pos`'s KL to its previous posterior (see kl_wanted_at).
+inline bool kl_wanted(const RowStatsRequest& req, int32_t pos) {
+    return pos < 0 || static_cast<std::size_t>(pos) >= req.kl_wanted_at.size() ||
+           req.kl_wanted_at[static_cast<std::size_t>(pos)] != 0;
+}
 
 struct RowStats {
     int32_t position = -1;
@@ -84,11 +95,15 @@ public:
 RowStats compute_row_stats(std::span<const float> logits, int32_t position, const RowStatsRequest& req,
                            std::span<const float> prev, std::span<float> posterior_out);
 
-// The build of compute_row_stats' vectorised loops this process runs: "avx2+fma" on an x86-64 CPU
-// that has both, else "portable" (the compiler's baseline vectors: SSE2 on x86-64).
+// The build of compute_row_stats' vectorised loops this process runs: by default the fastest this
+// CPU has, "avx2+fma" on an x86-64 CPU that has both, else "portable" (the compiler's baseline
+// vectors: SSE2 on x86-64). (An AVX-512 build of the same loops measured no faster.)
 std::string_view row_stats_isa();
-// Runs the portable build even where AVX2 and FMA exist (tests cover both builds; benchmarks can
-// compare them). Not for use while another thread computes statistics.
-void use_portable_row_stats(bool portable);
+// The builds this CPU can run, "portable" first.
+std::vector<std::string_view> row_stats_isas();
+// Runs the named build ("" = the fastest) where this CPU has it: tests cover every build and
+// benchmarks can compare them. False, and nothing changed, for a build the CPU cannot run. Not for
+// use while another thread computes statistics.
+bool use_row_stats_isa(std::string_view isa);
 
 }  // namespace dlm

@@ -1,10 +1,14 @@
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <set>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "compute/row_stats.h"
@@ -265,19 +269,55 @@ void check_large_row_against_libm() {
 }
 
 TEST(ComputeRowStats, LargeRowMatchesALibmReference) {
-    for (const bool portable : {false, true}) {
-        SCOPED_TRACE(portable ? "portable build" : "this CPU's build");
-        use_portable_row_stats(portable);
+    for (const std::string_view isa : row_stats_isas()) {
+        SCOPED_TRACE(std::string(isa) + " build");
+        ASSERT_TRUE(use_row_stats_isa(isa));
+        EXPECT_EQ(row_stats_isa(), isa);
         check_large_row_against_libm();
     }
-    use_portable_row_stats(false);
-    EXPECT_TRUE(row_stats_isa() == "avx2+fma" || row_stats_isa() == "portable") << row_stats_isa();
+    use_row_stats_isa("");
+    EXPECT_EQ(row_stats_isa(), row_stats_isas().back());
 }
 
-TEST(ComputeRowStats, PortableBuildIsSelectable) {
-    use_portable_row_stats(true);
+TEST(ComputeRowStats, OnlyBuildsThisCpuRunsAreSelectable) {
+    EXPECT_EQ(row_stats_isas().front(), "portable");
+    EXPECT_FALSE(use_row_stats_isa("sse9"));
+    EXPECT_EQ(row_stats_isa(), row_stats_isas().back());
+    use_row_stats_isa("portable");
     EXPECT_EQ(row_stats_isa(), "portable");
-    use_portable_row_stats(false);
+    use_row_stats_isa("");
+}
+
+// The maximum is found four lanes at a time; among equal maxima the first token wins, as a plain
+// scan finds it, in every build, wherever the ties fall (across lanes, in the tail).
+TEST(ComputeRowStats, TiesGoToTheFirstMaximumInEveryBuild) {
+    struct Case {
+        int V;
+        std::vector<int> tied;
+    };
+    for (const Case& c : {Case{7, {6}}, Case{7, {5, 6}}, Case{9, {8, 2}}, Case{4099, {4097, 13, 14, 2048}},
+                          Case{10, {1, 0}}, Case{4099, {3, 7, 11}}}) {
+        std::vector<float> logits(static_cast<std::size_t>(c.V), -1.0f);
+        for (int i : c.tied) logits[static_cast<std::size_t>(i)] = 3.5f;
+        const int first = *std::min_element(c.tied.begin(), c.tied.end());
+        RowStatsRequest req;
+        req.display_top_k = 0;
+        for (const std::string_view isa : row_stats_isas()) {
+            ASSERT_TRUE(use_row_stats_isa(isa));
+            EXPECT_EQ(compute_row_stats(logits, 0, req, {}, {}).argmax, first) << isa << ", V " << c.V;
+            // A suppressed first maximum passes the lead to the next.
+            if (c.tied.size() > 1) {
+                const std::vector<int32_t> suppress{first};
+                RowStatsRequest r2 = req;
+                r2.suppress_ids = suppress;
+                std::vector<int> rest = c.tied;
+                rest.erase(std::find(rest.begin(), rest.end(), first));
+                EXPECT_EQ(compute_row_stats(logits, 0, r2, {}, {}).argmax, *std::min_element(rest.begin(), rest.end()))
+                    << isa << ", V " << c.V;
+            }
+        }
+    }
+    use_row_stats_isa("");
 }
 
 TEST(ComputeRowStats, LargeVocabularyTopPMatchesFullSort) {
