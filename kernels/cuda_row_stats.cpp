@@ -92,7 +92,7 @@ std::vector<RowStats> CudaRowStats::on_device(const RowStatsRequest& req, const 
                 q = req.query_token_at[static_cast<std::size_t>(pos)];
             query[r] = q >= 0 && q < vocab ? q : -1;
         }
-        if (store) has_prev[r] = store->has(pos) ? 1 : 0;
+        if (store) has_prev[r] = store->has(pos) && kl_wanted(req, pos) ? 1 : 0;
     }
     // Everything that can fail for lack of memory happens before anything is queued.
     float* posteriors = store ? store->device_rows() : nullptr;
@@ -196,7 +196,7 @@ std::vector<RowStats> CudaRowStats::on_cpu(const RowStatsRequest& req, const flo
                 stream_->copy(uncond_rows + i * V, logits + urow * V, row_bytes, cudaMemcpyDeviceToHost,
                               "logits download");
             }
-            if (store && store->has(pos))
+            if (store && store->has(pos) && kl_wanted(req, pos))
                 stream_->copy(prev_rows + i * V, store->device_row(pos), row_bytes, cudaMemcpyDeviceToHost,
                               "posterior download");
         }
@@ -221,7 +221,7 @@ std::vector<RowStats> CudaRowStats::on_cpu(const RowStatsRequest& req, const flo
                         row = combined;
                     }
                     std::span<const float> prev;
-                    if (store && store->has(pos)) prev = std::span<const float>(prev_rows + i * V, V);
+                    if (store && store->has(pos) && kl_wanted(req, pos)) prev = std::span<const float>(prev_rows + i * V, V);
                     std::span<float> post;
                     if (keep) post = std::span<float>(post_rows + i * V, V);
                     result[r] = compute_row_stats(row, pos, req, prev, post);

@@ -35,6 +35,10 @@ public:
     // the prompt (Algorithm 1 locks prompt positions by their own posterior KL) and refuses locked
     // positions (their posterior stays frozen).
     virtual bool wants_stats(int pos, const DecodeCanvas& canvas) const { return canvas.is_generated(pos); }
+    // Whether the policy reads position `pos`'s KL to its previous posterior this step (asked only
+    // of a policy that needs_posteriors, and only when the settings do not track KL for display:
+    // the other positions keep their posteriors but skip the KL pass).
+    virtual bool wants_kl(int pos, const DecodeCanvas& canvas) const { return true; }
     // Adds this step's strategy counters (e.g. "locks", "unlocks", "cache_refresh") to the trace.
     virtual void add_counters(std::map<std::string, double>& counters) const {}
 };

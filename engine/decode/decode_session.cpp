@@ -22,6 +22,8 @@ namespace dlm {
 struct DecodeSession::Runtime {
     int items = 1;  // 2 with classifier-free guidance
     bool track_kl = false;
+    bool user_kl = false;  // the settings track KL (shown for every position), not only the policy
+    std::vector<uint8_t> kl_wanted;  // by position, when only the policy reads KL
     std::vector<std::unique_ptr<KvCache>> caches;
     std::unique_ptr<PosteriorStore> posteriors;
     std::vector<int32_t> suppress;
@@ -96,7 +98,8 @@ DecodeSession::DecodeSession(Backend& backend, const Tokenizer& tokenizer, const
                     "a custom attention mask), which the " + backend_.name() +
                     " backend does not support yet; run it on the CPU backend");
     for (int i = 0; i < rt.items; ++i) rt.caches.push_back(backend_.make_cache(n + (i == 0 ? rt.shadow.capacity() : 0)));
-    rt.track_kl = effective_track_kl(settings_, config_, prompt_len) || strategy_->compute->needs_posteriors();
+    rt.user_kl = effective_track_kl(settings_, config_, prompt_len);
+    rt.track_kl = rt.user_kl || strategy_->compute->needs_posteriors();
     if (rt.track_kl) rt.posteriors = backend_.make_posterior_store(n);
     // The mask token is never a candidate: committing [MASK] would reveal nothing (the reference
     // would silently leave such a position masked). Trained models give it ~0 probability anyway.
@@ -230,6 +233,12 @@ void DecodeSession::row_statistics() {
     }
     req.posteriors = rt.posteriors.get();
     req.update_posteriors = true;
+    if (rt.posteriors && !rt.user_kl) {
+        rt.kl_wanted.resize(static_cast<std::size_t>(n));
+        for (int p = 0; p < n; ++p)
+            rt.kl_wanted[static_cast<std::size_t>(p)] = strategy_->compute->wants_kl(p, cv) ? 1 : 0;
+        req.kl_wanted_at = rt.kl_wanted;
+    }
     req.display_top_k = settings_.display_top_k;
     for (int p = 0; p < n; ++p) rt.query_tokens[static_cast<std::size_t>(p)] = cv.is_masked(p) ? -1 : cv.token(p);
     req.query_token_at = rt.query_tokens;

@@ -67,6 +67,11 @@ public:
     bool needs_posteriors() const override { return true; }
     std::vector<StateChange> after_step(const StepContext& ctx) override;
     bool wants_stats(int pos, const DecodeCanvas& canvas) const override;
+    // The lock test reads the KL of unmasked positions only (Z_t), the unlock test that of locked
+    // ones: a masked position's KL is never read.
+    bool wants_kl(int pos, const DecodeCanvas& canvas) const override {
+        return !(canvas.is_generated(pos) && canvas.is_masked(pos));
+    }
     void add_counters(std::map<std::string, double>& counters) const override;
 
     bool locked(int pos) const { return pos >= 0 && pos < int(locked_.size()) && locked_[std::size_t(pos)]; }

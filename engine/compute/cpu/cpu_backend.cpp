@@ -459,7 +459,7 @@ std::vector<RowStats> CpuBackend::row_stats(const RowStatsRequest& req) {
                         cfg[i] = static_cast<float>(u[i] + s1 * (static_cast<double>(row[i]) - u[i]));
                     row = cfg;
                 }
-                std::span<const float> prev = store ? store->get(pos) : std::span<const float>{};
+                std::span<const float> prev = store && kl_wanted(req, pos) ? store->get(pos) : std::span<const float>{};
                 if (keep) post.resize(V);
                 result[r] = compute_row_stats(row, pos, req, prev, keep ? std::span<float>(post) : std::span<float>{});
                 if (keep) store->put(pos, post);

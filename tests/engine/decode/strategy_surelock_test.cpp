@@ -211,6 +211,51 @@ TEST(StrategySureLock, BudgetedUnlockingProbesAndReleases) {
     for (std::size_t st = 0; st < r.steps.size(); ++st) ASSERT_EQ(r.computed[st], r.rows[st].size());
 }
 
+// Without KL tracked for display, a masked position's KL, which the lock test never reads, is not
+// computed: the run locks, commits and computes exactly as with KL everywhere.
+TEST(StrategySureLock, UntrackedKlIsComputedOnlyWhereTheLockTestReadsIt) {
+    for (const std::string unlock : {"off", "on"}) {
+        auto m = make_strategy_model(Family::Llada);
+        auto s = strategy_settings("surelock", 24, 24, 0, 0.0);
+        s.params["surelock.epsilon"] = "1e6";
+        s.params["surelock.m"] = "50";
+        s.params["surelock.unlock"] = unlock;
+        s.params["surelock.unlock.period"] = "3";
+        s.params["surelock.unlock.epsilon"] = "0";
+        const StrategyRun tracked = run_strategy(*m, s);
+        s.track_kl = TrackKl::Off;
+        const StrategyRun untracked = run_strategy(*m, s);
+        ASSERT_EQ(tracked.steps.size(), untracked.steps.size());
+        EXPECT_EQ(tracked.canvas, untracked.canvas);
+        int masked_with_kl = 0, unmasked_with_kl = 0, locks = 0;
+        for (std::size_t st = 0; st < tracked.steps.size(); ++st) {
+            const StepTrace& a = tracked.steps[st];
+            const StepTrace& b = untracked.steps[st];
+            EXPECT_EQ(a.counters, b.counters) << st;
+            EXPECT_EQ(a.rows_computed, b.rows_computed) << st;
+            ASSERT_EQ(a.positions.size(), b.positions.size());
+            for (std::size_t i = 0; i < a.positions.size(); ++i) {
+                const PositionTrace& p = a.positions[i];
+                const PositionTrace& q = b.positions[i];
+                ASSERT_EQ(p.state, q.state) << "step " << st << " pos " << i;
+                ASSERT_EQ(p.event, q.event) << "step " << st << " pos " << i;
+                ASSERT_EQ(p.token, q.token) << "step " << st << " pos " << i;
+                locks += q.event == PosEvent::Lock;
+                if (q.state == PosState::Masked) {
+                    EXPECT_TRUE(std::isnan(q.kl)) << "step " << st << " pos " << i;
+                    masked_with_kl += !std::isnan(p.kl);
+                } else if (!std::isnan(q.kl)) {
+                    ++unmasked_with_kl;
+                    EXPECT_EQ(p.kl, q.kl) << "step " << st << " pos " << i;
+                }
+            }
+        }
+        EXPECT_GT(masked_with_kl, 0) << "tracked KL covers masked positions";
+        EXPECT_GT(unmasked_with_kl, 0) << "the lock test's KL is still computed";
+        EXPECT_GT(locks, 0);
+    }
+}
+
 TEST(StrategySureLock, PercentileIsNumpysLinearInterpolation) {
     std::vector<double> v{0.4, 0.1, 0.3, 0.2};
     EXPECT_DOUBLE_EQ(percentile_linear(v, 0), 0.1);
