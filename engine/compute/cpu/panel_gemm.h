@@ -2,10 +2,9 @@
 // Weight matrices packed once at load into column panels, and the GEMM that reads them as they lie.
 //
 // sgemm packs its operands into its own panel layout on every call; for the small models that fit
-// in memory as fp32 that packing costs about as much as a forward's few active rows compute (12 %
-// of a SureLock decode of the embedded model, one thread), and it does not shrink with the rows,
-// so it kept SureLock's wall time from falling with its FLOPs. Packed at load, a product reads each
-// panel straight into registers.
+// in memory as fp32 that packing was 12 % of a SureLock decode of the embedded model (one thread)
+// and did not shrink with the rows computed, so it kept SureLock's wall time from falling with its
+// FLOPs. Packed at load, a product reads each panel straight into registers.
 //
 // A panel holds `width` output columns (rows of W): for every k, their `width` values side by side.
 // Each output element is one chain of fused multiply-adds in k order, the same whichever rows,
@@ -23,10 +22,10 @@ namespace dlm::cpu {
 int panel_width();
 
 // The longest rows (input width) a matrix may have to be packed. A panel is read whole for every
-// block of rows; up to 1024 columns (128 KB a panel) it stays in cache, and the products measured
-// faster than sgemm at every shape of the embedded models. At 2048–8192 columns they measured
-// 0–25 % slower than sgemm for 64–320 rows: those matrices keep sgemm (a k-blocked kernel would
-// lift the limit).
+// block of rows; up to 1024 columns (128 KB a panel) it stays in cache: at the embedded models'
+// shapes the products measured faster than sgemm for up to 200 rows and within 8 % of it at 400.
+// At 2048–8192 columns they measured 0–25 % slower than sgemm for 64–320 rows: those matrices keep
+// sgemm (a k-blocked kernel would lift the limit).
 constexpr int kPanelMaxCols = 1024;
 
 // The instruction set panel_gemm runs: by default the fastest this CPU has, "avx512f", "avx2+fma",
