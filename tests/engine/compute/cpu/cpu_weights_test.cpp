@@ -60,6 +60,19 @@ TEST(CpuWeights, PacksFp32MatricesWhenThePanelsFit) {
     EXPECT_NE(unpacked.layer(0).w_down.f32, nullptr);
 }
 
+// A CPU without the kernels (no AVX2) copies to fp32 for sgemm, as before panels existed.
+TEST(CpuWeights, WithoutPanelKernelsCopiesForSgemm) {
+    Bf16Model m;
+    ThreadPool pool(1);
+    ASSERT_TRUE(use_panel_isa("none"));
+    CpuWeights w(m.weights, std::size_t(1) << 30, kPlenty, pool);
+    use_panel_isa("");
+    EXPECT_EQ(w.layer(0).wq.panels, nullptr);
+    EXPECT_NE(w.layer(0).wq.f32, nullptr);
+    EXPECT_NE(w.lm_head().f32, nullptr);
+    EXPECT_EQ(w.widened_matrices(), 0);
+}
+
 // A matrix wider than the panels stay fast for keeps the whole model on sgemm.
 TEST(CpuWeights, WideMatricesKeepSgemm) {
     test::RandomModel m("dlm-cpu-weights-wide-test");
