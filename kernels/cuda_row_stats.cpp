@@ -221,7 +221,8 @@ std::vector<RowStats> CudaRowStats::on_cpu(const RowStatsRequest& req, const flo
                         row = combined;
                     }
                     std::span<const float> prev;
-                    if (store && store->has(pos) && kl_wanted(req, pos)) prev = std::span<const float>(prev_rows + i * V, V);
+                    if (store && store->has(pos) && kl_wanted(req, pos))
+                        prev = std::span<const float>(prev_rows + i * V, V);
                     std::span<float> post;
                     if (keep) post = std::span<float>(post_rows + i * V, V);
                     result[r] = compute_row_stats(row, pos, req, prev, post);

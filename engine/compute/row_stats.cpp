@@ -173,8 +173,7 @@ struct RowStatsBuild {
     RawPosteriorPass pass;
 };
 
-// The builds this CPU can run, fastest last.
-std::vector<RowStatsBuild> row_stats_builds() {
+std::vector<RowStatsBuild> detect_row_stats_builds() {
     std::vector<RowStatsBuild> builds{{"portable", scan_generic, raw_posterior_generic}};
 #ifdef DLM_ROW_STATS_X86
     __builtin_cpu_init();
@@ -185,15 +184,18 @@ std::vector<RowStatsBuild> row_stats_builds() {
     return builds;
 }
 
+// The builds this CPU can run, fastest last (detected once).
+const std::vector<RowStatsBuild>& row_stats_builds() {
+    static const std::vector<RowStatsBuild> builds = detect_row_stats_builds();
+    return builds;
+}
+
 std::atomic<std::size_t>& row_stats_build() {  // index into row_stats_builds()
     static std::atomic<std::size_t> build{row_stats_builds().size() - 1};
     return build;
 }
 
-const RowStatsBuild& row_stats_pass() {
-    static const std::vector<RowStatsBuild> builds = row_stats_builds();
-    return builds[row_stats_build().load(std::memory_order_relaxed)];
-}
+const RowStatsBuild& row_stats_pass() { return row_stats_builds()[row_stats_build().load(std::memory_order_relaxed)]; }
 
 // Orders ids by descending value, ties by ascending id: a strict total order, so partial sorts
 // and full sorts agree and the result never depends on the algorithm.
@@ -405,7 +407,7 @@ RowStats compute_row_stats(std::span<const float> logits, int32_t position, cons
     return s;
 }
 
-std::string_view row_stats_isa() { return row_stats_builds()[row_stats_build().load(std::memory_order_relaxed)].isa; }
+std::string_view row_stats_isa() { return row_stats_pass().isa; }
 
 std::vector<std::string_view> row_stats_isas() {
     std::vector<std::string_view> isas;
@@ -414,7 +416,7 @@ std::vector<std::string_view> row_stats_isas() {
 }
 
 bool use_row_stats_isa(std::string_view isa) {
-    const std::vector<RowStatsBuild> builds = row_stats_builds();
+    const std::vector<RowStatsBuild>& builds = row_stats_builds();
     for (std::size_t i = 0; i < builds.size(); ++i)
         if (builds[i].isa == isa || (isa.empty() && i + 1 == builds.size())) {
             row_stats_build().store(i, std::memory_order_relaxed);

@@ -154,6 +154,7 @@ WeightMatrix CpuWeights::bind(const TensorView* t, int rows, int cols, bool pack
             pack_panels(t->dtype, t->data, rows, cols, width, b, e, panels.data());
         });
         m.panels = panels.data();
+        m.panel_width = width;
         converted_bytes_ += panels.size() * sizeof(float);
         return m;
     }

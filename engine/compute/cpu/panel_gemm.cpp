@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string>
 #include <vector>
 
 #include "util/error.h"
@@ -26,8 +27,7 @@ std::string_view isa_name(Isa isa) {
     return "none";
 }
 
-// What this CPU can run, "none" first, fastest last.
-std::vector<Isa> supported_isas() {
+std::vector<Isa> detect_isas() {
     std::vector<Isa> isas{Isa::None};
 #ifdef DLM_PANEL_GEMM_X86
     __builtin_cpu_init();
@@ -36,6 +36,12 @@ std::vector<Isa> supported_isas() {
         if (__builtin_cpu_supports("avx512f")) isas.push_back(Isa::Avx512);
     }
 #endif
+    return isas;
+}
+
+// What this CPU can run, "none" first, fastest last (detected once).
+const std::vector<Isa>& supported_isas() {
+    static const std::vector<Isa> isas = detect_isas();
     return isas;
 }
 
@@ -161,7 +167,7 @@ std::vector<std::string_view> panel_isas() {
 }
 
 bool use_panel_isa(std::string_view name) {
-    const std::vector<Isa> isas = supported_isas();
+    const std::vector<Isa>& isas = supported_isas();
     for (Isa i : isas)
         if (isa_name(i) == name || (name.empty() && i == isas.back())) {
             current_isa().store(i, std::memory_order_relaxed);
@@ -190,20 +196,21 @@ void pack_panels(DType dtype, const std::byte* w, int rows, int cols, int width,
     }
 }
 
-void panel_gemm(const float* x, int m, const float* panels, int rows, int cols, std::size_t first, std::size_t last,
-                float* y, int ldy, bool accumulate) {
+void panel_gemm(const float* x, int m, const float* panels, int width, int rows, int cols, std::size_t first,
+                std::size_t last, float* y, int ldy, bool accumulate) {
+    // The kernel follows the width the matrix was packed at; the CPU must run it.
+    const std::vector<Isa>& isas = supported_isas();
+    const Isa needed = width == 32 ? Isa::Avx512 : width == 16 ? Isa::Avx2Fma : Isa::None;
+    if (needed == Isa::None || std::find(isas.begin(), isas.end(), needed) == isas.end())
+        throw Error("panel_gemm: panels " + std::to_string(width) + " columns wide need a kernel this CPU cannot run");
 #ifdef DLM_PANEL_GEMM_X86
-    switch (isa()) {
-        case Isa::Avx512:
-            return run_panels(kAvx512Blocks, 32, x, m, panels, rows, cols, first, last, y, ldy, accumulate);
-        case Isa::Avx2Fma:
-            return run_panels(kAvx2Blocks, 16, x, m, panels, rows, cols, first, last, y, ldy, accumulate);
-        case Isa::None: break;
-    }
-#endif
+    if (needed == Isa::Avx512)
+        return run_panels(kAvx512Blocks, 32, x, m, panels, rows, cols, first, last, y, ldy, accumulate);
+    return run_panels(kAvx2Blocks, 16, x, m, panels, rows, cols, first, last, y, ldy, accumulate);
+#else
     (void)x, (void)m, (void)panels, (void)rows, (void)cols, (void)first, (void)last, (void)y, (void)ldy;
     (void)accumulate;
-    throw Error("panel_gemm: this CPU has neither AVX-512F nor AVX2 with FMA (nothing should have been packed)");
+#endif
 }
 
 }  // namespace dlm::cpu

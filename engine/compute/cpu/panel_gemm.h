@@ -33,9 +33,9 @@ constexpr int kPanelMaxCols = 1024;
 std::string_view panel_isa();
 // The instruction sets this CPU can run, "none" first.
 std::vector<std::string_view> panel_isas();
-// Runs the named instruction set ("" = the fastest) where this CPU has it, so that tests cover each
-// kernel; false, and nothing changed, otherwise. Matrices packed before keep the width they were
-// packed at: only for use before any weights are packed, with no product running.
+// Packs at the named instruction set's width ("" = the fastest) where this CPU has it, so that
+// tests cover each kernel; false, and nothing changed, otherwise. Matrices packed before keep their
+// width and the kernel of that width. Not for use while weights are being packed.
 bool use_panel_isa(std::string_view isa);
 
 // Floats that W [rows, cols] takes packed `width` columns a panel (the last panel zero-padded).
@@ -47,8 +47,9 @@ void pack_panels(DType dtype, const std::byte* w, int rows, int cols, int width,
                  float* out);
 
 // Y[m, rows] (row stride `ldy`) = X[m, cols] · Wᵀ, plus Y when `accumulate`, for the output
-// columns of panels [first, last) of W [rows, cols] packed by pack_panels at this CPU's width.
-void panel_gemm(const float* x, int m, const float* panels, int rows, int cols, std::size_t first, std::size_t last,
-                float* y, int ldy, bool accumulate);
+// columns of panels [first, last) of W [rows, cols] packed by pack_panels at `width` (32 runs the
+// AVX-512 kernel, 16 the AVX2 one; a width this CPU cannot run is a dlm::Error).
+void panel_gemm(const float* x, int m, const float* panels, int width, int rows, int cols, std::size_t first,
+                std::size_t last, float* y, int ldy, bool accumulate);
 
 }  // namespace dlm::cpu

@@ -26,10 +26,10 @@ void WeightGemm::xwt(const float* x, int m, const WeightMatrix& w, float* y, boo
     if (m == 0 || w.rows == 0) return;
     const int k = w.cols, n = w.rows;
     if (w.panels) {
-        const int width = panel_width();
+        const int width = w.panel_width;
         const std::size_t panels = static_cast<std::size_t>((n + width - 1) / width);
         pool_.parallel_for(panels, 1, [&](int, std::size_t first, std::size_t last) {
-            panel_gemm(x, m, w.panels, n, k, first, last, y, n, accumulate);
+            panel_gemm(x, m, w.panels, width, n, k, first, last, y, n, accumulate);
         });
         return;
     }

@@ -15,7 +15,8 @@ namespace dlm::cpu {
 // W [rows, cols] (the PyTorch Linear layout): packed panels, fp32 data, or stored BF16/F16 data to
 // widen (the first that is set).
 struct WeightMatrix {
-    const float* panels = nullptr;     // packed at load by pack_panels, panel_width() columns a panel
+    const float* panels = nullptr;     // packed at load by pack_panels, `panel_width` columns a panel
+    int panel_width = 0;
     const float* f32 = nullptr;        // set when the matrix is fp32 (mapped or converted at load)
     const std::byte* stored = nullptr;  // otherwise its stored elements (may be unaligned)
     DType dtype = DType::F32;

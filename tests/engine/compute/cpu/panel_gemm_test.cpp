@@ -12,6 +12,7 @@
 #include "compute/cpu/panel_gemm.h"
 #include "compute/cpu/weight_gemm.h"
 #include "util/counter_rng.h"
+#include "util/error.h"
 
 namespace dlm::cpu {
 namespace {
@@ -62,7 +63,8 @@ TEST_P(PanelGemm, MatchesADoubleReferenceAtEveryEdge) {
         const std::vector<float> x = random_values(static_cast<std::size_t>(s.m) * s.cols, 2 + s.m);
         const std::vector<float> y0 = random_values(static_cast<std::size_t>(s.m) * s.rows, 3 + s.m);
         std::vector<float> y = y0;
-        panel_gemm(x.data(), s.m, p.panels.data(), s.rows, s.cols, 0, p.panel_count(), y.data(), s.rows, s.accumulate);
+        panel_gemm(x.data(), s.m, p.panels.data(), p.width, s.rows, s.cols, 0, p.panel_count(), y.data(), s.rows,
+                   s.accumulate);
         double worst = 0;
         for (int i = 0; i < s.m; ++i)
             for (int j = 0; j < s.rows; ++j) {
@@ -81,7 +83,7 @@ TEST_P(PanelGemm, WritesOnlyItsOwnColumns) {
     const Packed p = pack(rows, cols, 9);
     const std::vector<float> x = random_values(static_cast<std::size_t>(m) * cols, 10);
     std::vector<float> y(static_cast<std::size_t>(m) * ldy, 42.0f);
-    panel_gemm(x.data(), m, p.panels.data(), rows, cols, 0, p.panel_count(), y.data(), ldy, false);
+    panel_gemm(x.data(), m, p.panels.data(), p.width, rows, cols, 0, p.panel_count(), y.data(), ldy, false);
     for (int i = 0; i < m; ++i)
         for (int j = rows; j < ldy; ++j) EXPECT_EQ(y[static_cast<std::size_t>(i) * ldy + j], 42.0f) << i << ", " << j;
 }
@@ -91,13 +93,13 @@ TEST_P(PanelGemm, ARowsBitsDoNotDependOnItsBatchNorOnThePanelSplit) {
     const Packed p = pack(rows, cols, 4);
     const std::vector<float> x = random_values(static_cast<std::size_t>(m) * cols, 5);
     std::vector<float> all(static_cast<std::size_t>(m) * rows);
-    panel_gemm(x.data(), m, p.panels.data(), rows, cols, 0, p.panel_count(), all.data(), rows, false);
+    panel_gemm(x.data(), m, p.panels.data(), p.width, rows, cols, 0, p.panel_count(), all.data(), rows, false);
     for (int i = 0; i < m; ++i) {
         std::vector<float> one(static_cast<std::size_t>(rows));
         const std::size_t half = p.panel_count() / 2;  // and the panels in two calls
-        panel_gemm(x.data() + static_cast<std::size_t>(i) * cols, 1, p.panels.data(), rows, cols, 0, half, one.data(),
-                   rows, false);
-        panel_gemm(x.data() + static_cast<std::size_t>(i) * cols, 1, p.panels.data(), rows, cols, half,
+        panel_gemm(x.data() + static_cast<std::size_t>(i) * cols, 1, p.panels.data(), p.width, rows, cols, 0, half,
+                   one.data(), rows, false);
+        panel_gemm(x.data() + static_cast<std::size_t>(i) * cols, 1, p.panels.data(), p.width, rows, cols, half,
                    p.panel_count(), one.data(), rows, false);
         EXPECT_EQ(0, std::memcmp(one.data(), all.data() + static_cast<std::size_t>(i) * rows, rows * sizeof(float)))
             << "row " << i;
@@ -115,6 +117,7 @@ TEST_P(PanelGemm, WeightGemmOnPanelsMatchesSgemmOnTheSameMatrix) {
     packed.rows = plain.rows = rows;
     packed.cols = plain.cols = cols;
     packed.panels = p.panels.data();
+    packed.panel_width = p.width;
     plain.f32 = p.w.data();
     std::vector<std::vector<float>> on_panels;
     for (int threads : {1, 3}) {
@@ -137,6 +140,34 @@ INSTANTIATE_TEST_SUITE_P(Kernels, PanelGemm, testing::Values("avx2+fma", "avx512
                          [](const testing::TestParamInfo<const char*>& info) {
                              return std::string(info.param) == "avx2+fma" ? "avx2" : "avx512";
                          });
+
+// A matrix keeps the kernel of the width it was packed at, whatever is selected afterwards; a
+// width no kernel of this CPU reads is refused.
+TEST(PanelGemmIsa, AMatrixKeepsTheKernelOfItsPackedWidth) {
+    if (!use_panel_isa("avx2+fma")) GTEST_SKIP() << "this CPU has no AVX2 kernel";
+    const int m = 5, rows = 40, cols = 24;
+    const Packed p = pack(rows, cols, 21);  // 16 columns a panel
+    use_panel_isa("");                      // the fastest again (32 on an AVX-512 CPU)
+    ASSERT_EQ(p.width, 16);
+    const std::vector<float> x = random_values(static_cast<std::size_t>(m) * cols, 22);
+    WeightMatrix w;
+    w.rows = rows;
+    w.cols = cols;
+    w.panels = p.panels.data();
+    w.panel_width = p.width;
+    ThreadPool pool(1);
+    WeightGemm gemm(pool);
+    std::vector<float> y(static_cast<std::size_t>(m) * rows);
+    gemm.xwt(x.data(), m, w, y.data(), false);
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < rows; ++j) {
+            double ref = 0;
+            for (int t = 0; t < cols; ++t)
+                ref += double(x[static_cast<std::size_t>(i) * cols + t]) * p.w[static_cast<std::size_t>(j) * cols + t];
+            EXPECT_NEAR(y[static_cast<std::size_t>(i) * rows + j], ref, 1e-4) << i << ", " << j;
+        }
+    EXPECT_THROW(panel_gemm(x.data(), m, p.panels.data(), 7, rows, cols, 0, 1, y.data(), rows, false), Error);
+}
 
 TEST(PanelGemmIsa, TheFastestKernelIsTheDefaultAndOnlyRunnableOnesAreSelectable) {
     const std::vector<std::string_view> isas = panel_isas();
